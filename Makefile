@@ -1,0 +1,139 @@
+# vsockbatch — build, lab and tests.
+#
+#   make            BPF objects + skeletons, the loader, benchmarks (build/)
+#   make deps       install the Debian packages the project needs
+#   make check      unit tests, then the guest tests (boots lab kernels)
+#   make lab        build/reuse both lab kernels, run the default experiment
+#   make experiment the AB/BA benchmark matrix (results/<date>-<label>/)
+#
+# Layout of build/: bpf/*.bpf.o + *.skel.h, obj/ (user objects), the static
+# binaries at the top (they are copied into guest initramfs images), and
+# tests/ (unit-test binaries, linked dynamically: they run on the host).
+
+OUTPUT    := build
+CC        ?= gcc
+CLANG     ?= clang
+LLVM_STRIP ?= llvm-strip
+BPFTOOL   ?= bpftool
+ARCH      := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
+
+# Our own code: warnings are errors.
+CFLAGS    ?= -g -O2
+CFLAGS    += -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE \
+	     -Iinclude -Itools/lib -I$(OUTPUT)/bpf
+BPFCFLAGS := -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) \
+	     -Iinclude -Ibpf
+# Guest binaries are static: they run in a busybox initramfs.
+STATIC_LDFLAGS := -static
+BPF_LIBS  := -lbpf -lelf -lz -lzstd
+TOOL_LIBS := -ljansson -lncursesw -ltinfo -lm
+TEST_LIBS := -lcmocka -ljansson -lncursesw -ltinfo -lm
+
+BPF_SRCS   := $(wildcard bpf/*.bpf.c)
+BPF_OBJS   := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
+BPF_SKELS  := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.skel.h,$(BPF_SRCS))
+
+LIB_SRCS   := $(wildcard tools/lib/*.c)
+LIB_OBJS   := $(patsubst %.c,$(OUTPUT)/obj/%.o,$(LIB_SRCS))
+LIBVB      := $(OUTPUT)/libvsockbatch.a
+
+LOADER_SRCS := $(wildcard tools/vsockbatch/*.c)
+LOADER_OBJS := $(patsubst %.c,$(OUTPUT)/obj/%.o,$(LOADER_SRCS))
+# Everything of the loader but main(), for the unit tests.
+LOADER_LIB_OBJS := $(filter-out $(OUTPUT)/obj/tools/vsockbatch/main.o,$(LOADER_OBJS))
+
+BENCH_SRCS := $(wildcard tools/bench/*.c)
+BENCH_BINS := $(patsubst tools/bench/%.c,$(OUTPUT)/%,$(BENCH_SRCS))
+# Guest-side test programs (stress tests): one .c, one static binary.
+PROG_SRCS  := $(wildcard tests/progs/*.c)
+PROG_BINS  := $(patsubst tests/progs/%.c,$(OUTPUT)/%,$(PROG_SRCS))
+
+UNIT_SRCS  := $(wildcard tests/unit/test_*.c)
+UNIT_BINS  := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
+
+ifeq ($(V),1)
+Q =
+msg =
+else
+Q = @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+.PHONY: all deps check unit-check guest-check lab experiment clean kernels
+all: $(BPF_OBJS) $(BPF_SKELS) $(if $(LOADER_SRCS),$(OUTPUT)/vsockbatch \
+	$(OUTPUT)/vsockbatch-top) $(BENCH_BINS) $(PROG_BINS)
+
+$(OUTPUT) $(OUTPUT)/bpf $(OUTPUT)/tests:
+	$(Q)mkdir -p $@
+
+# CO-RE objects: DWARF stripped (BTF kept) so the skeleton stays small.
+$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard include/*.h bpf/*.h) | $(OUTPUT)/bpf
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPFCFLAGS) -c $< -o $@
+	$(Q)$(LLVM_STRIP) -g $@
+
+$(OUTPUT)/bpf/%.skel.h: $(OUTPUT)/bpf/%.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@
+
+$(OUTPUT)/obj/%.o: %.c $(wildcard include/*.h tools/lib/*.h tools/vsockbatch/*.h) $(BPF_SKELS)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+$(LIBVB): $(LIB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(OUTPUT)/vsockbatch: $(LOADER_OBJS) $(LIBVB)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $(STATIC_LDFLAGS) $^ $(BPF_LIBS) $(TOOL_LIBS) -o $@
+
+# Same program; started by this name it runs `vsockbatch top`.
+$(OUTPUT)/vsockbatch-top: $(OUTPUT)/vsockbatch
+	$(Q)ln -sf vsockbatch $@
+
+$(OUTPUT)/%: $(OUTPUT)/obj/tools/bench/%.o $(LIBVB)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $(STATIC_LDFLAGS) $^ -lm -o $@
+
+$(OUTPUT)/%: $(OUTPUT)/obj/tests/progs/%.o $(LIBVB)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $(STATIC_LDFLAGS) $^ -lm -lpthread -o $@
+
+$(OUTPUT)/tests/%: $(OUTPUT)/obj/tests/unit/%.o $(LOADER_LIB_OBJS) $(LIBVB) | $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ $(BPF_LIBS) $(TEST_LIBS) -o $@
+
+deps:
+	$(Q)./scripts/deps.sh
+
+unit-check: all $(UNIT_BINS)
+	$(Q)./tests/run-unit.sh $(UNIT_BINS)
+
+guest-check: all
+	$(Q)./tests/run-guest-tests.sh
+
+check: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) --no-print-directory unit-check
+	$(Q)$(MAKE) --no-print-directory guest-check
+
+kernels: deps
+	$(Q)./scripts/kernel-build.sh baseline >/dev/null
+	$(Q)./scripts/kernel-build.sh patched >/dev/null
+
+lab: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)./scripts/lab.sh
+
+experiment: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)./scripts/experiment.sh $(EXPERIMENT_ARGS)
+
+clean:
+	$(call msg,CLEAN)
+	$(Q)rm -rf $(OUTPUT)
+
+.DELETE_ON_ERROR:
+.SECONDARY:

@@ -1,0 +1,103 @@
+# shellcheck shell=bash
+# Shared settings and helpers for the vsockbatch lab scripts.
+# Sourced, never run.
+
+VB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+VB_BASE_VERSION=6.12.117
+VB_SRC_TARBALL=${VB_SRC_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
+VB_CACHE=${VSOCKBATCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/vsockbatch}
+VB_PATCH_DIR=$VB_ROOT/kernel-patches/v$VB_BASE_VERSION
+VB_CONFIG_DIR=$VB_ROOT/scripts/config
+# Bump when the way a kernel is built or packaged changes, so cached
+# kernels built the old way are not reused.
+VB_RECIPE=3
+
+die() {
+	echo "${0##*/}: $*" >&2
+	exit 1
+}
+
+log() {
+	echo "[${0##*/}] $*" >&2
+}
+
+# The patches of the series, in `series` order (or sorted when the series
+# file is absent); comment lines and the cover letter are skipped.
+series_patches() {
+	local f
+
+	[ -d "$VB_PATCH_DIR" ] || return 0
+	if [ -f "$VB_PATCH_DIR/series" ]; then
+		while read -r f; do
+			case "$f" in ''|'#'*) continue ;; esac
+			echo "$VB_PATCH_DIR/$f"
+		done <"$VB_PATCH_DIR/series"
+	else
+		find "$VB_PATCH_DIR" -maxdepth 1 -name '0*.patch' \
+			! -name '0000-*' | sort
+	fi
+}
+
+# variant_spec NAME: sets VB_FRAGMENTS (config fragments) and VB_NPATCHES
+# (how many patches of the series, "all" or a number) for a kernel variant.
+#   baseline  the untouched 6.12.117 tree
+#   p1-3      patches 1-3 (batching without the callback changes)
+#   patched   the whole series
+#   debug     the whole series with lockdep, atomic-sleep, debugobjects, KASAN
+#   baseline-debug  the untouched tree with the debug checks
+variant_spec() {
+	VB_FRAGMENTS="$VB_CONFIG_DIR/guest.config"
+	case "$1" in
+	baseline)	VB_NPATCHES=0 ;;
+	p1-3)		VB_NPATCHES=3 ;;
+	patched)	VB_NPATCHES=all ;;
+	debug)		VB_NPATCHES=all
+			VB_FRAGMENTS="$VB_FRAGMENTS $VB_CONFIG_DIR/debug.config" ;;
+	baseline-debug)	VB_NPATCHES=0
+			VB_FRAGMENTS="$VB_FRAGMENTS $VB_CONFIG_DIR/debug.config" ;;
+	*)
+		echo "unknown kernel variant '$1' (known: baseline p1-3 patched debug baseline-debug)" >&2
+		return 2 ;;
+	esac
+}
+
+# The patch files a variant applies, one per line.
+variant_patches() {
+	if [ "$VB_NPATCHES" = all ]; then
+		series_patches
+	elif [ "$VB_NPATCHES" -gt 0 ]; then
+		local n
+		n=$(series_patches | wc -l)
+		[ "$n" -ge "$VB_NPATCHES" ] ||
+			die "variant needs $VB_NPATCHES patches, $VB_PATCH_DIR has $n"
+		series_patches | head -n "$VB_NPATCHES"
+	fi
+}
+
+# Cache key of a variant: base version, the build recipe, the config
+# fragments and the patches (contents, in order).
+variant_hash() {
+	local f
+	{
+		echo "base $VB_BASE_VERSION recipe $VB_RECIPE"
+		for f in $VB_FRAGMENTS; do
+			echo "fragment ${f##*/}"
+			cat "$f"
+		done
+		variant_patches | while read -r f; do
+			echo "patch ${f##*/}"
+			cat "$f"
+		done
+	} | sha256sum | cut -c1-16
+}
+
+# kernel_dir VARIANT: the cache entry of a built, verified kernel, or
+# nothing (exit 1) when there is none.
+kernel_dir() {
+	local d
+	variant_spec "$1" || return 2
+	d=$VB_CACHE/kernels/$1-$(variant_hash)
+	[ -f "$d/MANIFEST" ] || return 1
+	(cd "$d" && sha256sum --quiet -c MANIFEST >/dev/null 2>&1) || return 1
+	echo "$d"
+}
