@@ -11,7 +11,7 @@ libcmocka-dev pkg-config
 linux-source-6.12 flex bison bc libssl-dev dwarves cpio xz-utils kmod
 rsync ccache
 qemu-system-x86 busybox-static
-gnuplot-nox tmux
+gnuplot-nox tmux jq file
 "
 
 missing=""

@@ -66,7 +66,10 @@ prepare_source() {
 	(
 		cd "$SRC.tmp"
 		git init -q
-		git add -A
+		# No auto-gc: a repack of the whole tree would hold the build lock.
+		git config gc.auto 0
+		# Debian's top-level .gitignore ignores everything: force.
+		git add -A -f
 		git -c user.name=vsockbatch -c user.email=vsockbatch@localhost \
 			commit -q -m "Linux $VB_BASE_VERSION (Debian linux-source-6.12)"
 		git tag base

@@ -1,0 +1,119 @@
+#!/bin/bash
+# guest-run.sh: boot a lab kernel under QEMU TCG, run one script inside,
+# bring its results back.
+#
+# The guest's /results is OUTDIR on the host (virtio-9p), written live.
+# The serial console is streamed to OUTDIR/console.log.  Exit status: the
+# script's own, or
+#   2  bad usage           3  kernel splat (oops, BUG, WARNING, lockdep...)
+#   4  timeout / hang      5  the guest never reached /init
+# Never -accel kvm: this machine's KVM is a PVM hypervisor on which stock
+# kernels hang.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+usage() {
+	cat >&2 <<USAGE
+usage: ${0##*/} -k VARIANT [-s SMP] [-m MEM_MB] [-t TIMEOUT_S] [-o OUTDIR]
+                [-e KEY=VALUE]... [-v] SCRIPT [ARGS...]
+  -k VARIANT  lab kernel (baseline p1-3 patched debug baseline-debug); built if missing
+  -K DIR      a kernel cache directory instead of a variant
+  -s SMP      vCPUs (default 2)         -m MEM_MB  memory (default 1024)
+  -t SECONDS  stop the guest after this long (default 600)
+  -o OUTDIR   results directory (default: a new one under /tmp)
+  -e K=V      environment variable for SCRIPT (repeatable)
+  -v          also copy the console to stderr
+USAGE
+	exit 2
+}
+
+VARIANT= KDIR= SMP=2 MEM=1024 TIMEOUT=600 OUTDIR= VERBOSE=0
+VB_GUEST_ENV=
+while getopts k:K:s:m:t:o:e:vh opt; do
+	case $opt in
+	k) VARIANT=$OPTARG ;;
+	K) KDIR=$OPTARG ;;
+	s) SMP=$OPTARG ;;
+	m) MEM=$OPTARG ;;
+	t) TIMEOUT=$OPTARG ;;
+	o) OUTDIR=$OPTARG ;;
+	e) VB_GUEST_ENV+="$OPTARG"$'\n' ;;
+	v) VERBOSE=1 ;;
+	*) usage ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# -ge 1 ] || usage
+SCRIPT=$1
+shift
+for n in "$SMP" "$MEM" "$TIMEOUT"; do
+	[[ "$n" =~ ^[1-9][0-9]*$ ]] || { echo "${0##*/}: '$n' is not a positive number" >&2; exit 2; }
+done
+[ -f "$SCRIPT" ] || { echo "${0##*/}: guest script '$SCRIPT' not found" >&2; exit 2; }
+if [ -z "$KDIR" ]; then
+	[ -n "$VARIANT" ] || usage
+	variant_spec "$VARIANT" || exit 2
+	KDIR=$("$VB_ROOT/scripts/kernel-build.sh" "$VARIANT") || exit 1
+fi
+[ -f "$KDIR/bzImage" ] || { echo "${0##*/}: $KDIR has no bzImage" >&2; exit 2; }
+
+[ -n "$OUTDIR" ] || OUTDIR=$(mktemp -d /tmp/vb-guest.XXXXXX)
+mkdir -p "$OUTDIR" || exit 1
+OUTDIR=$(cd "$OUTDIR" && pwd)
+rm -f "$OUTDIR/.vb-exit" "$OUTDIR/console.log"
+initrd=$(mktemp /tmp/vb-initrd.XXXXXX)
+trap 'rm -f "$initrd"' EXIT
+export VB_GUEST_ENV
+"$VB_ROOT/scripts/initramfs.sh" "$KDIR" "$initrd" "$SCRIPT" "$@" || exit 1
+
+log="$OUTDIR/console.log"
+qemu=(qemu-system-x86_64 -accel tcg -cpu max
+	-smp "$SMP,sockets=$SMP,cores=1,threads=1" -m "$MEM"
+	-nographic -no-reboot -nodefaults -serial stdio
+	-kernel "$KDIR/bzImage" -initrd "$initrd"
+	-append "console=ttyS0 panic=-1 loglevel=6 hung_task_panic=0"
+	-virtfs "local,path=$OUTDIR,mount_tag=results,security_model=none,id=results")
+
+start=$(date +%s)
+if [ "$VERBOSE" = 1 ]; then
+	timeout -k 5 "$TIMEOUT" "${qemu[@]}" </dev/null 2>&1 | tee "$log" >&2
+	qrc=${PIPESTATUS[0]}
+else
+	timeout -k 5 "$TIMEOUT" "${qemu[@]}" </dev/null >"$log" 2>&1
+	qrc=$?
+fi
+elapsed=$(($(date +%s) - start))
+
+fail() {
+	echo "${0##*/}: $1 (kernel $KDIR, ${elapsed}s); last console lines:" >&2
+	tail -n 30 "$log" | sed 's/^/  | /' >&2
+	echo "${0##*/}: console log: $log" >&2
+	exit "$2"
+}
+
+# What the kernel says wins over what the script says: a splat during a
+# passing test is a failure.
+splat='Kernel panic|Oops|BUG:|WARNING:|circular locking|recursive locking'
+splat+='|inconsistent lock state|lock held when returning|leaked lock'
+splat+='|general protection fault|soft lockup|blocked for more than'
+splat+='|rcu_.*detected stall|UBSAN:|Call Trace:'
+if grep -Eq "$splat" "$log"; then
+	grep -E -m1 "$splat" "$log" >&2
+	fail "kernel splat in the console" 3
+fi
+if ! grep -q '^VB-INIT:' "$log"; then
+	[ "$qrc" = 124 ] || [ "$qrc" = 137 ] &&
+		fail "guest never reached /init within ${TIMEOUT}s" 5
+	fail "guest never reached /init (qemu exit $qrc)" 5
+fi
+if [ ! -f "$OUTDIR/.vb-exit" ]; then
+	if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
+		fail "timeout after ${TIMEOUT}s: the guest script did not finish" 4
+	fi
+	fail "guest stopped before the script finished (qemu exit $qrc)" 4
+fi
+rc=$(cat "$OUTDIR/.vb-exit")
+[[ "$rc" =~ ^[0-9]+$ ]] || fail "unreadable exit status '$rc'" 1
+echo "${0##*/}: script exit $rc after ${elapsed}s; results in $OUTDIR" >&2
+echo "$OUTDIR"
+exit "$rc"

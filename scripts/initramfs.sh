@@ -1,0 +1,61 @@
+#!/bin/bash
+# initramfs.sh KERNELDIR OUT.cpio.gz SCRIPT [ARGS...]: pack a lab initramfs.
+#
+# Contents: busybox-static, the kernel's modules, upstream vsock_test and
+# vsock_perf built from the same tree, every static binary in build/, the
+# repo's tests/guest/ scripts (/vb/guest), the script to run (/vb/script)
+# with its arguments (/vb/args, one per line) and environment (/vb/env,
+# from VB_GUEST_ENV: newline-separated KEY=VALUE lines).
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+[ $# -ge 3 ] || { echo "usage: ${0##*/} KERNELDIR OUT.cpio.gz SCRIPT [ARGS...]" >&2; exit 2; }
+KDIR=$1 OUT=$2 SCRIPT=$3
+shift 3
+[ -f "$KDIR/bzImage" ] || die "$KDIR is not a lab kernel directory"
+[ -f "$SCRIPT" ] || die "guest script $SCRIPT not found"
+BUSYBOX=/bin/busybox
+file -L "$BUSYBOX" | grep -q 'statically linked' ||
+	die "$BUSYBOX is not static (apt-get install busybox-static)"
+
+stage=$(mktemp -d)
+trap 'rm -rf "$stage"' EXIT
+mkdir -p "$stage"/{bin,sbin,usr/bin,lib,vb,etc}
+cp "$BUSYBOX" "$stage/bin/busybox"
+cp "$VB_ROOT/scripts/guest/init" "$stage/init"
+chmod +x "$stage/init"
+cp -a "$KDIR/modroot/lib/modules" "$stage/lib/"
+cp "$KDIR/vsock_test" "$KDIR/vsock_perf" "$stage/usr/bin/"
+
+# Project binaries: only static ones would run here; refuse the others
+# instead of failing obscurely inside the guest.
+for f in "$VB_ROOT"/build/*; do
+	[ -f "$f" ] && [ -x "$f" ] || continue
+	if [ -L "$f" ]; then
+		cp -a "$f" "$stage/usr/bin/"
+		continue
+	fi
+	file "$f" | grep -q 'statically linked' ||
+		die "build/${f##*/} is not statically linked"
+	cp "$f" "$stage/usr/bin/"
+done
+
+cp -r "$VB_ROOT/tests/guest" "$stage/vb/guest"
+cp "$SCRIPT" "$stage/vb/script"
+: >"$stage/vb/args"
+for a in "$@"; do
+	case "$a" in *$'\n'*) die "guest arguments cannot contain newlines" ;; esac
+	printf '%s\n' "$a" >>"$stage/vb/args"
+done
+: >"$stage/vb/env"
+if [ -n "${VB_GUEST_ENV:-}" ]; then
+	while IFS= read -r kv; do
+		[ -n "$kv" ] || continue
+		k=${kv%%=*} v=${kv#*=}
+		[[ "$k" =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]] || die "bad guest env name '$k'"
+		printf "export %s='%s'\n" "$k" "${v//\'/\'\\\'\'}" >>"$stage/vb/env"
+	done <<<"$VB_GUEST_ENV"
+fi
+
+(cd "$stage" && find . -print0 | cpio --null -o -H newc --quiet) |
+	gzip -1 >"$OUT"

@@ -1,0 +1,82 @@
+#!/bin/bash
+# run-guest-tests.sh: the guest half of `make check`.
+#
+# Builds (or reuses) the lab kernels, boots each once under QEMU TCG and
+# runs its list of guest tests in that boot (tests/guest/suite.sh), then
+# checks what must agree across kernels.  Prints per-test verdicts and
+# "guest tests: N passed, N failed".  VB_CHECK_VARIANTS overrides the
+# kernels (default: baseline patched debug).
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$ROOT/scripts/lib.sh"
+
+VARIANTS=${VB_CHECK_VARIANTS:-baseline patched debug}
+OUT=${VB_CHECK_OUT:-$ROOT/build/check}
+rm -rf "$OUT"
+mkdir -p "$OUT"
+
+# Guest tests per kernel.  Tests whose script is not in tests/guest/ yet
+# are reported as missing, not silently skipped.
+tests_for() {
+	case "$1" in
+	baseline|patched|p1-3)
+		echo "vsock_test.sh stress.sh tracer.sh bench-smoke.sh" ;;
+	debug|baseline-debug)
+		echo "vsock_test.sh stress.sh" ;;
+	esac
+}
+
+passed=0 failed=0
+verdict() { # verdict PASS|FAIL text
+	echo "$1 $2"
+	echo "$1 $2" >>"$OUT/summary.txt"
+	if [ "$1" = PASS ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+}
+
+for v in $VARIANTS; do
+	list=()
+	for t in $(tests_for "$v"); do
+		if [ -f "$ROOT/tests/guest/$t" ]; then
+			list+=("$t")
+		else
+			verdict FAIL "$v: tests/guest/$t is missing"
+		fi
+	done
+	echo "--- $v: ${list[*]}"
+	if ! kdir=$("$ROOT/scripts/kernel-build.sh" "$v"); then
+		verdict FAIL "$v: kernel build"
+		continue
+	fi
+	# Memory: KASAN's shadow needs more than the default.
+	"$ROOT/scripts/guest-run.sh" -K "$kdir" -s 2 -m 2048 -t 1500 \
+		-e "VB_VARIANT=$v" -o "$OUT/$v" \
+		"$ROOT/tests/guest/suite.sh" "${list[@]}" >/dev/null
+	rc=$?
+	if [ -f "$OUT/$v/suite.txt" ]; then
+		while read -r res name rest; do
+			verdict "$res" "$v: $name $rest"
+		done <"$OUT/$v/suite.txt"
+	fi
+	case $rc in
+	0|1|2) ;;  # per-test verdicts above say it all
+	3) verdict FAIL "$v: kernel splat in the console ($OUT/$v/console.log)" ;;
+	4) verdict FAIL "$v: guest hung or timed out ($OUT/$v/console.log)" ;;
+	5) verdict FAIL "$v: guest never reached /init ($OUT/$v/console.log)" ;;
+	*) [ -f "$OUT/$v/suite.txt" ] ||
+		verdict FAIL "$v: guest run failed (exit $rc)" ;;
+	esac
+done
+
+# The series must not change what the stress test sees: same per-flow
+# verdicts on baseline and patched.
+if [ -f "$OUT/baseline/stress.json" ] && [ -f "$OUT/patched/stress.json" ]; then
+	if "$ROOT/tests/stress-verdicts-equal.sh" "$OUT/baseline/stress.json" \
+	    "$OUT/patched/stress.json"; then
+		verdict PASS "stress verdicts identical on baseline and patched"
+	else
+		verdict FAIL "stress verdicts differ between baseline and patched"
+	fi
+fi
+
+echo "guest tests: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
