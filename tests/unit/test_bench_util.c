@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests for tools/lib/bench_util.c: the pure parts of the benchmark
+ * programs (size parsing, labels, throughput arithmetic, JSON lines).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "bench_util.h"
+
+static void test_parse_size(void **state)
+{
+	static const struct {
+		const char *in;
+		uint64_t want;
+	} ok[] = {
+		{ "0", 0 }, { "64", 64 }, { "4096", 4096 }, { "64K", 65536 },
+		{ "64k", 65536 }, { "64KiB", 65536 }, { "64KB", 65536 },
+		{ "4096B", 4096 }, { "1M", 1048576 }, { "256M", 268435456 },
+		{ "2G", 2147483648ULL }, { "1T", 1ULL << 40 },
+		{ "16777215T", 16777215ULL << 40 },
+		{ "18446744073709551615", UINT64_MAX },
+	};
+	static const char *const bad[] = {
+		"", "K", "-1", "+1", " 1", "1 ", "1.5K", "1KK", "1X", "0x10",
+		"64Ki", "1P", "1iB",
+	};
+	uint64_t v;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		v = 12345;
+		if (bench_parse_size(ok[i].in, &v) || v != ok[i].want) {
+			print_error("parse_size(\"%s\") = %llu\n", ok[i].in,
+				    (unsigned long long)v);
+			fail();
+		}
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		v = 12345;
+		if (bench_parse_size(bad[i], &v) != -EINVAL || v != 12345) {
+			print_error("parse_size(\"%s\") accepted\n", bad[i]);
+			fail();
+		}
+	}
+	assert_int_equal(bench_parse_size(NULL, &v), -EINVAL);
+	/* overflow: 2^24 T = 2^64 */
+	assert_int_equal(bench_parse_size("16777216T", &v), -ERANGE);
+	assert_int_equal(bench_parse_size("18446744073709551616", &v), -ERANGE);
+}
+
+static void test_parse_u64_seconds(void **state)
+{
+	uint64_t v;
+	double s;
+
+	(void)state;
+	assert_int_equal(bench_parse_u64("1234", 65535, &v), 0);
+	assert_int_equal(v, 1234);
+	assert_int_equal(bench_parse_u64("65536", 65535, &v), -ERANGE);
+	assert_int_equal(bench_parse_u64("12K", UINT64_MAX, &v), -EINVAL);
+	assert_int_equal(bench_parse_u64("-3", UINT64_MAX, &v), -EINVAL);
+	assert_int_equal(bench_parse_u64("", UINT64_MAX, &v), -EINVAL);
+	assert_int_equal(bench_parse_seconds("0.5", &s), 0);
+	assert_true(s == 0.5);
+	assert_int_equal(bench_parse_seconds("3", &s), 0);
+	assert_true(s == 3.0);
+	assert_int_equal(bench_parse_seconds("-1", &s), -EINVAL);
+	assert_int_equal(bench_parse_seconds("1s", &s), -EINVAL);
+	assert_int_equal(bench_parse_seconds("inf", &s), -EINVAL);
+	assert_int_equal(bench_parse_seconds("nan", &s), -EINVAL);
+}
+
+static void test_size_label(void **state)
+{
+	char b[32];
+
+	(void)state;
+	assert_string_equal(bench_size_label(64, b, sizeof(b)), "64");
+	assert_string_equal(bench_size_label(1024, b, sizeof(b)), "1K");
+	assert_string_equal(bench_size_label(65536, b, sizeof(b)), "64K");
+	assert_string_equal(bench_size_label(1536, b, sizeof(b)), "1536");
+	assert_string_equal(bench_size_label(256ULL << 20, b, sizeof(b)), "256M");
+	assert_string_equal(bench_size_label(2ULL << 30, b, sizeof(b)), "2G");
+	assert_string_equal(bench_size_label(1ULL << 50, b, sizeof(b)), "1024T");
+	assert_string_equal(bench_size_label(0, b, sizeof(b)), "0");
+	/* labels parse back to the same value */
+	{
+		uint64_t v;
+
+		assert_int_equal(bench_parse_size(bench_size_label(3ULL << 40, b,
+								   sizeof(b)), &v), 0);
+		assert_true(v == 3ULL << 40);
+	}
+}
+
+static void test_gbps_clock(void **state)
+{
+	uint64_t a, b;
+
+	(void)state;
+	/* 1 GB (10^9 bytes) in 1 s = 8 Gbit/s; 64 MiB in 0.5 s */
+	assert_true(fabs(bench_gbps(1000000000ULL, 1000000000ULL) - 8.0) < 1e-12);
+	assert_true(fabs(bench_gbps(64ULL << 20, 500000000ULL) -
+			 (double)(64ULL << 20) * 16.0 / 1e9) < 1e-12);
+	assert_true(bench_gbps(100, 0) == 0.0);
+	a = bench_now_ns();
+	b = bench_now_ns();
+	assert_true(b >= a);
+	assert_int_equal(bench_pin_cpu(-1), -EINVAL);
+}
+
+static void test_json_line(void **state)
+{
+	struct bench_json j;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	f = open_memstream(&out, &len);
+	assert_non_null(f);
+	bench_json_begin(&j, f);
+	bench_json_str(&j, "tool", "vb-\"x\"\n");
+	bench_json_u64(&j, "bytes", 18446744073709551615ULL);
+	bench_json_i64(&j, "cpu", -1);
+	bench_json_double(&j, "gbps", 0.25);
+	bench_json_double(&j, "bad", NAN);
+	bench_json_bool(&j, "ok", 1);
+	bench_json_end(&j);
+	fclose(f);
+	assert_string_equal(out,
+		"{\"tool\":\"vb-\\\"x\\\"\\u000a\",\"bytes\":18446744073709551615,"
+		"\"cpu\":-1,\"gbps\":0.25,\"bad\":null,\"ok\":true}\n");
+	free(out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_size),
+		cmocka_unit_test(test_parse_u64_seconds),
+		cmocka_unit_test(test_size_label),
+		cmocka_unit_test(test_gbps_clock),
+		cmocka_unit_test(test_json_line),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

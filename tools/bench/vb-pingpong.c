@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vb-pingpong - vsock request/response latency.
+ *
+ * Server: accept one connection and echo every byte back until EOF.
+ * Client: --count round trips of --size bytes (send the request, recv()
+ * the whole echo), each timed with CLOCK_MONOTONIC; prints mean, p50,
+ * p99 (and min/max) round-trip time in microseconds plus one JSON line.
+ * --warmup round trips run first and are not counted.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+
+#include "bench_util.h"
+#include "bench_vsock.h"
+#include "stats.h"
+
+#define PROG "vb-pingpong"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: " PROG " --server [options]\n"
+"       " PROG " --client CID [options]\n"
+"vsock ping-pong: the server echoes, the client times round trips.\n"
+"\n"
+"  --server           accept one connection and echo until EOF\n"
+"  --client CID       connect to CID (1 = loopback, 2 = host)\n"
+"  --port PORT        port (default 1235)\n"
+"  --size SIZE        client: request = response size (default 64)\n"
+"  --count N          client: timed round trips (default 10000)\n"
+"  --warmup N         client: untimed round trips first (default 100)\n"
+"  --vsk-size SIZE    SO_VM_SOCKETS_BUFFER_(MAX_)SIZE (default: kernel's)\n"
+"  --cpu N            pin to CPU N\n"
+"  --retry SECONDS    client: retry the connect while the server is not\n"
+"                     listening yet (default 5)\n"
+"  --help             this text\n"
+"SIZE takes K, M, G suffixes (powers of 1024).\n"
+"Output: 'key: value' lines, then one JSON line (both modes).\n"
+"Exit: 0 ok, 1 runtime error, 2 bad arguments.\n");
+}
+
+static void bad_arg(const char *opt, const char *val)
+{
+	fprintf(stderr, PROG ": invalid value '%s' for --%s\n", val, opt);
+	usage(stderr);
+	exit(2);
+}
+
+static int run_server(uint64_t port, uint64_t vsk_size, int have_cpu, uint64_t cpu)
+{
+	const size_t bufsz = 64 << 10;
+	uint64_t echoed = 0, calls = 0;
+	struct bench_json j;
+	int lfd, fd, err;
+	char *buf;
+
+	buf = malloc(bufsz);
+	if (!buf) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return 1;
+	}
+	lfd = bench_vsock_listen((unsigned int)port, vsk_size);
+	if (lfd < 0) {
+		fprintf(stderr, PROG ": listen on port %llu: %s\n",
+			(unsigned long long)port, strerror(-lfd));
+		return 1;
+	}
+	printf("Run as ping-pong server\n");
+	printf("Listen port %llu\n", (unsigned long long)port);
+	fflush(stdout);
+	fd = bench_vsock_accept(lfd);
+	if (fd < 0) {
+		fprintf(stderr, PROG ": accept: %s\n", strerror(-fd));
+		return 1;
+	}
+	close(lfd);
+	for (;;) {
+		ssize_t n = recv(fd, buf, bufsz, 0);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			fprintf(stderr, PROG ": recv() after %llu bytes: %s\n",
+				(unsigned long long)echoed, strerror(errno));
+			return 1;
+		}
+		calls++;
+		if (n == 0)
+			break;
+		err = bench_send_all(fd, buf, (size_t)n, NULL, NULL);
+		if (err) {
+			fprintf(stderr, PROG ": send() after %llu bytes: %s\n",
+				(unsigned long long)echoed, strerror(-err));
+			return 1;
+		}
+		echoed += (uint64_t)n;
+	}
+	close(fd);
+	printf("total bytes echoed: %llu\n", (unsigned long long)echoed);
+	printf("recv() calls: %llu\n", (unsigned long long)calls);
+
+	bench_json_begin(&j, stdout);
+	bench_json_str(&j, "tool", PROG);
+	bench_json_u64(&j, "format", BENCH_JSON_FORMAT);
+	bench_json_str(&j, "mode", "server");
+	bench_json_u64(&j, "port", port);
+	bench_json_u64(&j, "bytes", echoed);
+	bench_json_u64(&j, "recv_calls", calls);
+	if (have_cpu)
+		bench_json_i64(&j, "cpu", (int64_t)cpu);
+	bench_json_end(&j);
+	free(buf);
+	return 0;
+}
+
+static int run_client(uint64_t cid, uint64_t port, uint64_t size, uint64_t count,
+		      uint64_t warmup, uint64_t vsk_size, double retry,
+		      int have_cpu, uint64_t cpu)
+{
+	double *rtt_us, mean, p50, p99;
+	struct bench_json j;
+	char *req, *resp, label[32];
+	uint64_t i;
+	int fd, err;
+
+	req = malloc(size);
+	resp = malloc(size);
+	rtt_us = malloc(count * sizeof(*rtt_us));
+	if (!req || !resp || !rtt_us) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return 1;
+	}
+	memset(req, 'p', size);
+	fd = bench_vsock_connect((unsigned int)cid, (unsigned int)port, vsk_size, retry);
+	if (fd < 0) {
+		fprintf(stderr, PROG ": connect to %llu:%llu: %s\n",
+			(unsigned long long)cid, (unsigned long long)port,
+			strerror(-fd));
+		return 1;
+	}
+	printf("Run as ping-pong client\n");
+	printf("Connect to %llu:%llu\n", (unsigned long long)cid,
+	       (unsigned long long)port);
+	printf("Payload %llu bytes, %llu round trips (+%llu warm-up)\n",
+	       (unsigned long long)size, (unsigned long long)count,
+	       (unsigned long long)warmup);
+	fflush(stdout);
+
+	for (i = 0; i < warmup + count; i++) {
+		uint64_t t0 = bench_now_ns(), t1;
+
+		err = bench_send_all(fd, req, size, NULL, NULL);
+		if (!err)
+			err = bench_recv_exact(fd, resp, size);
+		if (err) {
+			fprintf(stderr, PROG ": round trip %llu: %s\n",
+				(unsigned long long)i, strerror(-err));
+			return 1;
+		}
+		t1 = bench_now_ns();
+		if (i >= warmup)
+			rtt_us[i - warmup] = (double)(t1 - t0) / 1e3;
+	}
+	close(fd);
+	if (memcmp(req, resp, size)) {
+		fprintf(stderr, PROG ": echo does not match the request\n");
+		return 1;
+	}
+
+	mean = stats_mean(rtt_us, count);
+	if (stats_percentile(rtt_us, count, 50, &p50) ||
+	    stats_percentile(rtt_us, count, 99, &p99)) {
+		fprintf(stderr, PROG ": percentile computation failed\n");
+		return 1;
+	}
+	{
+		double lo = rtt_us[0], hi = rtt_us[0];
+
+		for (i = 1; i < count; i++) {
+			lo = fmin(lo, rtt_us[i]);
+			hi = fmax(hi, rtt_us[i]);
+		}
+		printf("rtt mean: %.3f us\n", mean);
+		printf("rtt p50: %.3f us\n", p50);
+		printf("rtt p99: %.3f us\n", p99);
+		printf("rtt min: %.3f us\n", lo);
+		printf("rtt max: %.3f us\n", hi);
+
+		bench_json_begin(&j, stdout);
+		bench_json_str(&j, "tool", PROG);
+		bench_json_u64(&j, "format", BENCH_JSON_FORMAT);
+		bench_json_str(&j, "mode", "client");
+		bench_json_u64(&j, "cid", cid);
+		bench_json_u64(&j, "port", port);
+		bench_json_str(&j, "payload", bench_size_label(size, label, sizeof(label)));
+		bench_json_u64(&j, "size", size);
+		bench_json_u64(&j, "count", count);
+		bench_json_u64(&j, "warmup", warmup);
+		bench_json_u64(&j, "bytes", 2 * size * (count + warmup));
+		bench_json_double(&j, "rtt_us_mean", mean);
+		bench_json_double(&j, "rtt_us_p50", p50);
+		bench_json_double(&j, "rtt_us_p99", p99);
+		bench_json_double(&j, "rtt_us_min", lo);
+		bench_json_double(&j, "rtt_us_max", hi);
+		if (have_cpu)
+			bench_json_i64(&j, "cpu", (int64_t)cpu);
+		bench_json_end(&j);
+	}
+	free(req);
+	free(resp);
+	free(rtt_us);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	enum { O_SERVER = 1, O_CLIENT, O_PORT, O_SIZE, O_COUNT, O_WARMUP, O_VSK,
+	       O_CPU, O_RETRY, O_HELP };
+	static const struct option opts[] = {
+		{ "server", no_argument, NULL, O_SERVER },
+		{ "client", required_argument, NULL, O_CLIENT },
+		{ "port", required_argument, NULL, O_PORT },
+		{ "size", required_argument, NULL, O_SIZE },
+		{ "count", required_argument, NULL, O_COUNT },
+		{ "warmup", required_argument, NULL, O_WARMUP },
+		{ "vsk-size", required_argument, NULL, O_VSK },
+		{ "cpu", required_argument, NULL, O_CPU },
+		{ "retry", required_argument, NULL, O_RETRY },
+		{ "help", no_argument, NULL, O_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint64_t cid = 0, port = 1235, size = 64, count = 10000, warmup = 100;
+	uint64_t vsk_size = 0, cpu = 0;
+	int server = 0, client = 0, have_cpu = 0, client_only = 0, err, c;
+	double retry = 5.0;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case O_SERVER:
+			server = 1;
+			break;
+		case O_CLIENT:
+			if (bench_parse_u64(optarg, UINT32_MAX, &cid))
+				bad_arg("client", optarg);
+			client = 1;
+			break;
+		case O_PORT:
+			if (bench_parse_u64(optarg, UINT32_MAX, &port))
+				bad_arg("port", optarg);
+			break;
+		case O_SIZE:
+			if (bench_parse_size(optarg, &size) || !size ||
+			    size > (64ULL << 20))
+				bad_arg("size", optarg);
+			client_only = 1;
+			break;
+		case O_COUNT:
+			if (bench_parse_u64(optarg, 100000000, &count) || !count)
+				bad_arg("count", optarg);
+			client_only = 1;
+			break;
+		case O_WARMUP:
+			if (bench_parse_u64(optarg, 100000000, &warmup))
+				bad_arg("warmup", optarg);
+			client_only = 1;
+			break;
+		case O_VSK:
+			if (bench_parse_size(optarg, &vsk_size) || !vsk_size)
+				bad_arg("vsk-size", optarg);
+			break;
+		case O_CPU:
+			if (bench_parse_u64(optarg, 4095, &cpu))
+				bad_arg("cpu", optarg);
+			have_cpu = 1;
+			break;
+		case O_RETRY:
+			if (bench_parse_seconds(optarg, &retry))
+				bad_arg("retry", optarg);
+			client_only = 1;
+			break;
+		case O_HELP:
+			usage(stdout);
+			return 0;
+		default:
+			fprintf(stderr, PROG ": unknown option or missing value: %s\n",
+				argv[optind - 1]);
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, PROG ": unexpected argument '%s'\n", argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	if (server == client) {
+		fprintf(stderr, PROG ": give exactly one of --server and --client CID\n");
+		usage(stderr);
+		return 2;
+	}
+	if (server && client_only) {
+		fprintf(stderr, PROG ": --size/--count/--warmup/--retry are client options\n");
+		usage(stderr);
+		return 2;
+	}
+	if (have_cpu && (err = bench_pin_cpu((int)cpu))) {
+		fprintf(stderr, PROG ": cannot pin to CPU %llu: %s\n",
+			(unsigned long long)cpu, strerror(-err));
+		return 1;
+	}
+	if (server)
+		return run_server(port, vsk_size, have_cpu, cpu);
+	return run_client(cid, port, size, count, warmup, vsk_size, retry,
+			  have_cpu, cpu);
+}

@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * vb-recv - the guest receiver of the throughput benchmarks.
+ *
+ * Unlike vsock_perf's receiver (poll() + read()) this is a single thread
+ * in plain blocking recv() with an explicit recv() size, optionally pinned
+ * to one CPU: the syscall count and size are part of the experiment and a
+ * tracer can follow exactly one TID.  It accepts one connection, reads to
+ * EOF and reports bytes, time (first byte to EOF and accept to EOF),
+ * Gbit/s and the number of recv() calls (the call that returns 0 at EOF
+ * included, so 64M in 64-byte recv()s counts 1048577).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+
+#include "bench_util.h"
+#include "bench_vsock.h"
+
+#define PROG "vb-recv"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: " PROG " [options]\n"
+"Accept one vsock connection and recv() until EOF with blocking recv().\n"
+"\n"
+"  --port PORT          listen port (default 1234)\n"
+"  --recv-size SIZE     bytes per recv() call (default 64K), or 'match':\n"
+"                       use the sender's write size given by --buf-size\n"
+"  --buf-size SIZE      the sender's write size (needed with 'match')\n"
+"  --rcvlowat SIZE      SO_RCVLOWAT on the connection (default: not set, 1)\n"
+"  --vsk-size SIZE      SO_VM_SOCKETS_BUFFER_(MAX_)SIZE (default: kernel's, 256K)\n"
+"  --cpu N              pin to CPU N (sched_setaffinity)\n"
+"  --expect-bytes SIZE  fail (exit 1) unless exactly SIZE bytes arrive\n"
+"  --help               this text\n"
+"SIZE takes K, M, G, T suffixes (powers of 1024), e.g. 64K, 2G.\n"
+"Output: 'key: value' lines, then one JSON line.\n"
+"Exit: 0 ok, 1 runtime error, 2 bad arguments.\n");
+}
+
+static void bad_arg(const char *opt, const char *val)
+{
+	fprintf(stderr, PROG ": invalid value '%s' for --%s\n", val, opt);
+	usage(stderr);
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	enum { O_PORT = 1, O_RECV, O_BUF, O_LOWAT, O_VSK, O_CPU, O_EXPECT, O_HELP };
+	static const struct option opts[] = {
+		{ "port", required_argument, NULL, O_PORT },
+		{ "recv-size", required_argument, NULL, O_RECV },
+		{ "buf-size", required_argument, NULL, O_BUF },
+		{ "rcvlowat", required_argument, NULL, O_LOWAT },
+		{ "vsk-size", required_argument, NULL, O_VSK },
+		{ "cpu", required_argument, NULL, O_CPU },
+		{ "expect-bytes", required_argument, NULL, O_EXPECT },
+		{ "help", no_argument, NULL, O_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint64_t port = 1234, recv_size = 64 << 10, buf_size = 0, lowat = 0;
+	uint64_t vsk_size = 0, vsk_eff = 0, cpu = 0, expect = 0;
+	uint64_t total = 0, calls = 0, t_accept, t_first = 0, t_end;
+	int match = 0, have_cpu = 0, have_lowat = 0, have_expect = 0;
+	int lfd, fd, err, c;
+	struct bench_json j;
+	char label[32];
+	char *buf;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case O_PORT:
+			if (bench_parse_u64(optarg, UINT32_MAX, &port))
+				bad_arg("port", optarg);
+			break;
+		case O_RECV:
+			if (!strcmp(optarg, "match"))
+				match = 1;
+			else if (bench_parse_size(optarg, &recv_size) || !recv_size ||
+				 recv_size > (1ULL << 30))
+				bad_arg("recv-size", optarg);
+			else
+				match = 0;
+			break;
+		case O_BUF:
+			if (bench_parse_size(optarg, &buf_size) || !buf_size ||
+			    buf_size > (1ULL << 30))
+				bad_arg("buf-size", optarg);
+			break;
+		case O_LOWAT:
+			if (bench_parse_size(optarg, &lowat) || !lowat ||
+			    lowat > INT32_MAX)
+				bad_arg("rcvlowat", optarg);
+			have_lowat = 1;
+			break;
+		case O_VSK:
+			if (bench_parse_size(optarg, &vsk_size) || !vsk_size)
+				bad_arg("vsk-size", optarg);
+			break;
+		case O_CPU:
+			if (bench_parse_u64(optarg, 4095, &cpu))
+				bad_arg("cpu", optarg);
+			have_cpu = 1;
+			break;
+		case O_EXPECT:
+			if (bench_parse_size(optarg, &expect))
+				bad_arg("expect-bytes", optarg);
+			have_expect = 1;
+			break;
+		case O_HELP:
+			usage(stdout);
+			return 0;
+		default:
+			fprintf(stderr, PROG ": unknown option or missing value: %s\n",
+				argv[optind - 1]);
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, PROG ": unexpected argument '%s'\n", argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	if (match) {
+		if (!buf_size) {
+			fprintf(stderr, PROG ": --recv-size match needs --buf-size (the sender's write size)\n");
+			usage(stderr);
+			return 2;
+		}
+		recv_size = buf_size;
+	}
+
+	if (have_cpu && (err = bench_pin_cpu((int)cpu))) {
+		fprintf(stderr, PROG ": cannot pin to CPU %llu: %s\n",
+			(unsigned long long)cpu, strerror(-err));
+		return 1;
+	}
+	buf = malloc(recv_size);
+	if (!buf) {
+		fprintf(stderr, PROG ": cannot allocate a %llu-byte buffer\n",
+			(unsigned long long)recv_size);
+		return 1;
+	}
+
+	lfd = bench_vsock_listen((unsigned int)port, vsk_size);
+	if (lfd < 0) {
+		fprintf(stderr, PROG ": listen on port %llu: %s\n",
+			(unsigned long long)port, strerror(-lfd));
+		return 1;
+	}
+	printf("Run as receiver\n");
+	printf("Listen port %llu\n", (unsigned long long)port);
+	printf("RX buffer %llu bytes\n", (unsigned long long)recv_size);
+	/* Flushed now: a script may wait for this line before starting the
+	 * sender. */
+	fflush(stdout);
+
+	fd = bench_vsock_accept(lfd);
+	t_accept = bench_now_ns();
+	if (fd < 0) {
+		fprintf(stderr, PROG ": accept: %s\n", strerror(-fd));
+		return 1;
+	}
+	close(lfd);
+	/* vsock_perf sets these on the accepted socket too; the listener's
+	 * values were inherited already. */
+	if (vsk_size && (err = bench_vsock_set_buffer(fd, vsk_size, NULL))) {
+		fprintf(stderr, PROG ": set vsock buffer size: %s\n", strerror(-err));
+		return 1;
+	}
+	if (have_lowat && (err = bench_set_rcvlowat(fd, lowat))) {
+		fprintf(stderr, PROG ": SO_RCVLOWAT: %s\n", strerror(-err));
+		return 1;
+	}
+	if ((err = bench_vsock_get_buffer(fd, &vsk_eff))) {
+		fprintf(stderr, PROG ": getsockopt(SO_VM_SOCKETS_BUFFER_SIZE): %s\n",
+			strerror(-err));
+		return 1;
+	}
+	printf("vsock buffer %llu bytes\n", (unsigned long long)vsk_eff);
+	printf("SO_RCVLOWAT %llu bytes\n", (unsigned long long)(have_lowat ? lowat : 1));
+	fflush(stdout);
+
+	for (;;) {
+		ssize_t n = recv(fd, buf, recv_size, 0);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			fprintf(stderr, PROG ": recv() after %llu bytes: %s\n",
+				(unsigned long long)total, strerror(errno));
+			return 1;
+		}
+		calls++;
+		if (n == 0)
+			break;
+		if (!total)
+			t_first = bench_now_ns();
+		total += (uint64_t)n;
+	}
+	t_end = bench_now_ns();
+	close(fd);
+	if (!total)
+		t_first = t_end;
+
+	printf("total bytes received: %llu\n", (unsigned long long)total);
+	printf("rx performance: %f Gbits/s\n", bench_gbps(total, t_end - t_first));
+	printf("rx performance from accept: %f Gbits/s\n",
+	       bench_gbps(total, t_end - t_accept));
+	printf("time first byte to EOF: %f sec\n", (double)(t_end - t_first) / 1e9);
+	printf("time accept to EOF: %f sec\n", (double)(t_end - t_accept) / 1e9);
+	printf("recv() calls: %llu\n", (unsigned long long)calls);
+	printf("average bytes per recv(): %f\n",
+	       calls ? (double)total / (double)calls : 0.0);
+
+	bench_json_begin(&j, stdout);
+	bench_json_str(&j, "tool", PROG);
+	bench_json_u64(&j, "format", BENCH_JSON_FORMAT);
+	bench_json_u64(&j, "port", port);
+	bench_json_str(&j, "recv_mode", match ? "match" : "fixed");
+	bench_json_str(&j, "recv_label", bench_size_label(recv_size, label, sizeof(label)));
+	bench_json_u64(&j, "recv_size", recv_size);
+	if (buf_size)
+		bench_json_u64(&j, "sender_buf_size", buf_size);
+	bench_json_u64(&j, "rcvlowat", have_lowat ? lowat : 1);
+	bench_json_u64(&j, "vsk_size", vsk_eff);
+	bench_json_u64(&j, "bytes", total);
+	bench_json_u64(&j, "recv_calls", calls);
+	bench_json_double(&j, "seconds", (double)(t_end - t_first) / 1e9);
+	bench_json_double(&j, "seconds_from_accept", (double)(t_end - t_accept) / 1e9);
+	bench_json_double(&j, "gbps", bench_gbps(total, t_end - t_first));
+	bench_json_double(&j, "gbps_from_accept", bench_gbps(total, t_end - t_accept));
+	if (have_cpu)
+		bench_json_i64(&j, "cpu", (int64_t)cpu);
+	bench_json_end(&j);
+	free(buf);
+
+	if (have_expect && total != expect) {
+		fprintf(stderr, PROG ": received %llu bytes, expected %llu\n",
+			(unsigned long long)total, (unsigned long long)expect);
+		return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bench_util.c - parsing, clocks, pinning and JSON lines for tools/bench/.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "bench_util.h"
+
+/* Digits only, no sign, no spaces: strtoull alone accepts "-1" and " 1". */
+static int parse_digits(const char **sp, uint64_t *out)
+{
+	const char *s = *sp;
+	uint64_t v = 0;
+
+	if (!isdigit((unsigned char)*s))
+		return -EINVAL;
+	for (; isdigit((unsigned char)*s); s++) {
+		unsigned int d = (unsigned int)(*s - '0');
+
+		if (v > (UINT64_MAX - d) / 10)
+			return -ERANGE;
+		v = v * 10 + d;
+	}
+	*sp = s;
+	*out = v;
+	return 0;
+}
+
+int bench_parse_size(const char *s, uint64_t *out)
+{
+	unsigned int shift = 0;
+	uint64_t v;
+	int err;
+
+	if (!s)
+		return -EINVAL;
+	err = parse_digits(&s, &v);
+	if (err)
+		return err;
+	switch (*s) {
+	case 'k': case 'K': shift = 10; s++; break;
+	case 'm': case 'M': shift = 20; s++; break;
+	case 'g': case 'G': shift = 30; s++; break;
+	case 't': case 'T': shift = 40; s++; break;
+	default: break;
+	}
+	/* "64KiB", "64KB", "4096B" are all the same thing. */
+	if (shift && (*s == 'i' || *s == 'I')) {
+		if (s[1] != 'b' && s[1] != 'B')
+			return -EINVAL;
+		s++;
+	}
+	if (*s == 'b' || *s == 'B')
+		s++;
+	if (*s)
+		return -EINVAL;
+	if (shift && v > (UINT64_MAX >> shift))
+		return -ERANGE;
+	*out = v << shift;
+	return 0;
+}
+
+int bench_parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
+	uint64_t v;
+	int err;
+
+	if (!s)
+		return -EINVAL;
+	err = parse_digits(&s, &v);
+	if (err)
+		return err;
+	if (*s)
+		return -EINVAL;
+	if (v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+int bench_parse_seconds(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	if (!s || !(isdigit((unsigned char)*s) || *s == '.'))
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || !isfinite(v) || v < 0)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+const char *bench_size_label(uint64_t v, char *buf, size_t len)
+{
+	static const char units[] = "KMGT";
+	int u = -1;
+
+	while (v && !(v & 1023) && u < 3) {
+		v >>= 10;
+		u++;
+	}
+	if (u < 0)
+		snprintf(buf, len, "%llu", (unsigned long long)v);
+	else
+		snprintf(buf, len, "%llu%c", (unsigned long long)v, units[u]);
+	return buf;
+}
+
+uint64_t bench_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+double bench_gbps(uint64_t bytes, uint64_t ns)
+{
+	if (!ns)
+		return 0.0;
+	/* bits per ns == Gbit per s */
+	return (double)bytes * 8.0 / (double)ns;
+}
+
+int bench_pin_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	if (cpu < 0 || cpu >= CPU_SETSIZE)
+		return -EINVAL;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		return -errno;
+	return 0;
+}
+
+/* --- JSON line writer ------------------------------------------------------- */
+
+static void json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void json_key(struct bench_json *j, const char *key)
+{
+	if (j->fields++)
+		fputc(',', j->f);
+	json_string(j->f, key);
+	fputc(':', j->f);
+}
+
+void bench_json_begin(struct bench_json *j, FILE *f)
+{
+	j->f = f;
+	j->fields = 0;
+	fputc('{', f);
+}
+
+void bench_json_str(struct bench_json *j, const char *key, const char *val)
+{
+	json_key(j, key);
+	json_string(j->f, val);
+}
+
+void bench_json_u64(struct bench_json *j, const char *key, uint64_t val)
+{
+	json_key(j, key);
+	fprintf(j->f, "%llu", (unsigned long long)val);
+}
+
+void bench_json_i64(struct bench_json *j, const char *key, int64_t val)
+{
+	json_key(j, key);
+	fprintf(j->f, "%lld", (long long)val);
+}
+
+void bench_json_double(struct bench_json *j, const char *key, double val)
+{
+	json_key(j, key);
+	if (isfinite(val))
+		fprintf(j->f, "%.9g", val);
+	else
+		fputs("null", j->f);
+}
+
+void bench_json_bool(struct bench_json *j, const char *key, int val)
+{
+	json_key(j, key);
+	fputs(val ? "true" : "false", j->f);
+}
+
+void bench_json_end(struct bench_json *j)
+{
+	fputs("}\n", j->f);
+	fflush(j->f);
+}

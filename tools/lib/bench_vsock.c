@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bench_vsock.c - AF_VSOCK sockets for tools/bench/ (guest use only).
+ */
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <linux/vm_sockets.h>
+
+#include "bench_util.h"
+#include "bench_vsock.h"
+
+int bench_vsock_set_buffer(int fd, uint64_t size, uint64_t *effective)
+{
+	unsigned long long v = size;
+
+	if (setsockopt(fd, AF_VSOCK, SO_VM_SOCKETS_BUFFER_MAX_SIZE, &v, sizeof(v)))
+		return -errno;
+	if (setsockopt(fd, AF_VSOCK, SO_VM_SOCKETS_BUFFER_SIZE, &v, sizeof(v)))
+		return -errno;
+	if (effective)
+		return bench_vsock_get_buffer(fd, effective);
+	return 0;
+}
+
+int bench_vsock_get_buffer(int fd, uint64_t *size)
+{
+	unsigned long long v = 0;
+	socklen_t len = sizeof(v);
+
+	if (getsockopt(fd, AF_VSOCK, SO_VM_SOCKETS_BUFFER_SIZE, &v, &len))
+		return -errno;
+	*size = v;
+	return 0;
+}
+
+int bench_set_rcvlowat(int fd, uint64_t bytes)
+{
+	int v;
+
+	if (bytes > (uint64_t)INT32_MAX)
+		return -ERANGE;
+	v = (int)bytes;
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &v, sizeof(v)))
+		return -errno;
+	return 0;
+}
+
+int bench_vsock_listen(unsigned int port, uint64_t vsk_size)
+{
+	struct sockaddr_vm addr;
+	int fd, err;
+
+	fd = socket(AF_VSOCK, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	memset(&addr, 0, sizeof(addr));
+	addr.svm_family = AF_VSOCK;
+	addr.svm_cid = VMADDR_CID_ANY;
+	addr.svm_port = port;
+	if (vsk_size) {
+		err = bench_vsock_set_buffer(fd, vsk_size, NULL);
+		if (err)
+			goto fail;
+	}
+	if (bind(fd, (struct sockaddr *)&addr, sizeof(addr)) ||
+	    listen(fd, 1)) {
+		err = -errno;
+		goto fail;
+	}
+	return fd;
+fail:
+	close(fd);
+	return err;
+}
+
+int bench_vsock_accept(int lfd)
+{
+	int fd;
+
+	do
+		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+	while (fd < 0 && errno == EINTR);
+	return fd < 0 ? -errno : fd;
+}
+
+int bench_vsock_connect(unsigned int cid, unsigned int port,
+			uint64_t vsk_size, double retry_s)
+{
+	const struct timespec pause = { .tv_nsec = 20 * 1000 * 1000 };
+	uint64_t deadline = bench_now_ns() + (uint64_t)(retry_s * 1e9);
+	struct sockaddr_vm addr;
+	int fd, err;
+
+	memset(&addr, 0, sizeof(addr));
+	addr.svm_family = AF_VSOCK;
+	addr.svm_cid = cid;
+	addr.svm_port = port;
+	for (;;) {
+		fd = socket(AF_VSOCK, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			return -errno;
+		if (vsk_size) {
+			err = bench_vsock_set_buffer(fd, vsk_size, NULL);
+			if (err)
+				break;
+		}
+		if (!connect(fd, (struct sockaddr *)&addr, sizeof(addr)))
+			return fd;
+		err = -errno;
+		if ((err != -ECONNREFUSED && err != -ECONNRESET && err != -EINTR) ||
+		    bench_now_ns() >= deadline)
+			break;
+		close(fd);
+		nanosleep(&pause, NULL);
+	}
+	close(fd);
+	return err;
+}
+
+int bench_send_all(int fd, const void *buf, size_t len, uint64_t *calls,
+		   uint64_t *ns_in_send)
+{
+	const char *p = buf;
+
+	while (len) {
+		uint64_t t0 = ns_in_send ? bench_now_ns() : 0;
+		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+
+		if (ns_in_send)
+			*ns_in_send += bench_now_ns() - t0;
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (calls)
+			(*calls)++;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int bench_recv_exact(int fd, void *buf, size_t len)
+{
+	char *p = buf;
+
+	while (len) {
+		ssize_t n = recv(fd, p, len, 0);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			return -ECONNRESET;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * bench_vsock.h - AF_VSOCK plumbing for the benchmark programs.
+ *
+ * Only ever run these inside a lab guest: the build host's vsock belongs
+ * to the infrastructure.  Every function returns a file descriptor or 0 on
+ * success and -errno on failure; the caller prints the one-line reason.
+ */
+#ifndef VSOCKBATCH_BENCH_VSOCK_H
+#define VSOCKBATCH_BENCH_VSOCK_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* Linux default for SO_VM_SOCKETS_BUFFER_SIZE (and vsock_perf's default). */
+#define BENCH_VSK_DEFAULT	(256 * 1024ULL)
+
+/* Stream socket bound to VMADDR_CID_ANY:port, listening (backlog 1).
+ * vsk_size (0 = leave the default) is set before listen() so the
+ * accepted socket inherits it from its first credit update on. */
+int bench_vsock_listen(unsigned int port, uint64_t vsk_size);
+
+/* accept() one connection, restarting on EINTR. */
+int bench_vsock_accept(int lfd);
+
+/*
+ * Connect to cid:port.  vsk_size as above.  While the peer is not
+ * listening yet (ECONNREFUSED/ECONNRESET), retry every 20 ms for up to
+ * retry_s seconds: scripts start the receiver in the background and the
+ * sender right after, without a race.
+ */
+int bench_vsock_connect(unsigned int cid, unsigned int port,
+			uint64_t vsk_size, double retry_s);
+
+/*
+ * Set SO_VM_SOCKETS_BUFFER_MAX_SIZE, then SO_VM_SOCKETS_BUFFER_SIZE (in
+ * that order: the kernel clamps the size to the current maximum), and
+ * read the effective size back into *effective (may be NULL).
+ */
+int bench_vsock_set_buffer(int fd, uint64_t size, uint64_t *effective);
+
+/* Current SO_VM_SOCKETS_BUFFER_SIZE. */
+int bench_vsock_get_buffer(int fd, uint64_t *size);
+
+/* SO_RCVLOWAT. */
+int bench_set_rcvlowat(int fd, uint64_t bytes);
+
+/* send() all of buf (MSG_NOSIGNAL: a vanished peer is EPIPE, not a
+ * silent death), restarting on EINTR and short sends.  *calls counts the
+ * send() calls made; *ns_in_send accumulates the time spent inside them
+ * (either may be NULL). */
+int bench_send_all(int fd, const void *buf, size_t len, uint64_t *calls,
+		   uint64_t *ns_in_send);
+
+/* recv() exactly len bytes; -ECONNRESET if the peer closes first. */
+int bench_recv_exact(int fd, void *buf, size_t len);
+
+#endif /* VSOCKBATCH_BENCH_VSOCK_H */
