@@ -1,0 +1,128 @@
+#!/bin/sh
+# stress.sh [quick] - the vsock loopback stress test (build/vsock-stress)
+# inside a lab guest:
+#   default  8 flows x 1 MiB, seed 1   (every receiver/sender/end kind)
+#   heavy   16 flows x 2 MiB, seed 2   (more flows, small vsock buffers)
+# then a self-check that the test can fail on real vsock: a corrupted byte
+# and an injected lost wake-up must each be reported as a FAIL of exactly
+# the injected flow.  "quick" runs the default mix only.  Debug kernels
+# (VB_VARIANT=*debug*) get half the bytes and longer timeouts.
+#
+#   scripts/guest-run.sh -k baseline -s 2 -t 600 -o /tmp/stress-base \
+#       tests/guest/stress.sh
+# Output: $RESULTS/stress.json = {"runs":[{"name":..,"exit":..,
+# "result":<vsock-stress JSON summary>},..]} for the default and heavy
+# runs (the file the baseline/patched verdict comparison reads);
+# $RESULTS/stress/*.out (full program output), summary on stdout.
+# Exit 0 only if every run passed and every self-check failed as it must.
+out=${RESULTS:?}/stress
+mkdir -p "$out" || exit 1
+fails=0
+
+b1=1M b2=2M t=20 d1=100 d2=110
+case "${VB_VARIANT:-}" in
+*debug*) b1=512K b2=1M t=40 d1=200 d2=220 ;;
+esac
+quick=0
+case "${1:-}" in
+quick) quick=1 ;;
+"") ;;
+*) echo "usage: stress.sh [quick]" >&2; exit 2 ;;
+esac
+
+fail() {
+	echo "FAIL: $*"
+	fails=$((fails + 1))
+}
+
+# run NAME ARGS...: one vsock-stress run; prints its flow lines and verdict
+# (each prefixed by $pfx).
+pfx=
+run() {
+	name=$1
+	shift
+	rm -f "$out/$name.json"
+	vsock-stress --json "$out/$name.json" "$@" >"$out/$name.out" \
+		2>"$out/$name.err"
+	rc=$?
+	echo "--- $name (vsock-stress $*): exit $rc"
+	grep -v '^{' "$out/$name.out" | sed "s/^/$pfx/"
+	[ -s "$out/$name.err" ] && sed "s/^/${pfx}stderr: /" "$out/$name.err"
+	return $rc
+}
+
+# The runs whose verdicts must be the same on every kernel.
+names=
+real() {
+	name=$1
+	run "$@"
+	rc=$?
+	names="$names $name:$rc"
+	if [ $rc -ne 0 ]; then
+		fail "$name: vsock-stress exit $rc"
+	elif ! grep -q '"verdict":"PASS"}$' "$out/$name.json" 2>/dev/null; then
+		fail "$name: exit 0 but no PASS JSON summary"
+	fi
+}
+
+real default -n 8 -b "$b1" -s 1 -p 20000 -t "$t" -D "$d1"
+if [ $quick -eq 0 ]; then
+	real heavy -n 16 -b "$b2" -s 2 -p 21000 -t "$t" -D "$d2"
+fi
+
+# stress.json: one object with every real run.
+{
+	printf '{"runs":['
+	sep=
+	for nr in $names; do
+		n=${nr%%:*}
+		printf '%s{"name":"%s","exit":%s,"result":' "$sep" "$n" "${nr#*:}"
+		if [ -s "$out/$n.json" ]; then
+			tr -d '\n' <"$out/$n.json"
+		else
+			printf 'null'
+		fi
+		printf '}'
+		sep=,
+	done
+	printf ']}\n'
+} >"$RESULTS/stress.json"
+
+# selfcheck NAME FLOW PATTERN ARGS...: the run must fail (exit 1), the
+# injected flow's line must say FAIL and match PATTERN, every other flow
+# must be ok.
+selfcheck() {
+	name=$1 flow=$2 pat=$3
+	shift 3
+	run "$name" "$@"
+	rc=$?
+	if [ $rc -ne 1 ]; then
+		fail "$name: expected exit 1 (failure detected), got $rc"
+		return
+	fi
+	if ! grep "^flow $flow \[.*: FAIL: " "$out/$name.out" | grep -q "$pat"; then
+		fail "$name: flow $flow not reported as FAIL with '$pat'"
+	fi
+	others=$(grep -c '^flow [0-9]* \[.*: FAIL: ' "$out/$name.out")
+	if [ "$others" -ne 1 ]; then
+		fail "$name: $others flows failed, expected only flow $flow"
+	fi
+}
+
+if [ $quick -eq 0 ]; then
+	pfx='  (self-check) '
+	# flow 1: lowat receiver, 4 KiB writes; flow 2: epoll receiver
+	selfcheck selfcheck-corrupt 1 'byte mismatch at stream offset 40000' \
+		-n 3 -b 256K -s 3 -p 22000 -t "$t" -D "$d1" \
+		-i corrupt:1:40000
+	selfcheck selfcheck-lostwake 2 'LOST WAKE-UP' \
+		-n 3 -b 256K -s 3 -p 22100 -t 3 -D "$d1" \
+		-i lostwake:2:20000
+fi
+
+if [ $fails -eq 0 ]; then
+	echo "stress: PASS"
+	exit 0
+fi
+echo "stress: FAIL ($fails problems)"
+exit 1
