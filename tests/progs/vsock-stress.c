@@ -586,14 +586,16 @@ struct rstate {
 	bool ep_armed;		/* last read hit EAGAIN: wait for an edge */
 	int never_fd;		/* lostwake injection: a pipe that never fires */
 	uint8_t *buf;
+	uint8_t *peek;		/* PEEK_MAX scratch for peek_avail() */
 	bool inj_pending;
 };
 
-/* The number of bytes readable right now, without consuming them. */
-static ssize_t peek_avail(int fd)
+#define PEEK_MAX	(64 * 1024)
+
+/* Bytes readable right now (up to PEEK_MAX), without consuming them. */
+static ssize_t peek_avail(struct rstate *rs)
 {
-	static _Thread_local uint8_t scratch[256 * 1024];
-	ssize_t r = recv(fd, scratch, sizeof(scratch), MSG_PEEK | MSG_DONTWAIT);
+	ssize_t r = recv(rs->f->rfd, rs->peek, PEEK_MAX, MSG_PEEK | MSG_DONTWAIT);
 
 	return r < 0 ? -errno : r;
 }
@@ -602,7 +604,7 @@ static void timeout_msg(struct rstate *rs, const char *waited_in)
 {
 	struct flow *f = rs->f;
 	char where[96], avail[160];
-	ssize_t a = peek_avail(f->rfd);
+	ssize_t a = peek_avail(rs);
 
 	stress_verify_where(&f->v, where, sizeof(where));
 	if (a > 0)
@@ -888,8 +890,9 @@ static void *receiver_main(void *arg)
 	f->recv_end = "?";
 	stress_verify_init(&f->v, opt.seed, f->id);
 	rs.buf = malloc(c->rsize + RBUF_SLACK);
+	rs.peek = malloc(PEEK_MAX);
 	rs.inj_pending = opt.inj != INJ_NONE && opt.inj_flow == f->id;
-	if (!rs.buf) {
+	if (!rs.buf || !rs.peek) {
 		snprintf(f->recv_msg, sizeof(f->recv_msg), "receiver: out of memory");
 		pthread_barrier_wait(&start_barrier);
 		goto out;
@@ -952,7 +955,7 @@ static void *receiver_main(void *arg)
 		f->recv_end = r == -ETIMEDOUT ? "timeout" : "bad-data";
 	} else if (c->end == END_RCVCLOSE && r > 0) {
 		/* read the planned amount: close with whatever is unread */
-		ssize_t a = peek_avail(f->rfd);
+		ssize_t a = peek_avail(&rs);
 
 		/* informational only: how much is unread is timing */
 		f->unread = a > 0 ? (uint64_t)a : 0;
@@ -972,6 +975,7 @@ out:
 		close(pipefd[1]);
 	}
 	free(rs.buf);
+	free(rs.peek);
 	mark_done(f, false);
 	return NULL;
 }
