@@ -16,7 +16,10 @@ struct command {
 };
 
 static const struct command commands[] = {
+	{ "record", cmd_record, "trace the vsock RX path, write a results file" },
+	{ "report", cmd_report, "print a results file (text or --json)" },
 	{ "compare", cmd_compare, "baseline vs patched results with CIs" },
+	{ "probe", cmd_probe, "show which hooks this kernel offers" },
 };
 
 static void usage(FILE *f)

@@ -757,3 +757,42 @@ void vb_metrics_compute(const struct vb_agg *a, const struct vb_cost *cost,
 				   ? ratio(cost->total, c[VB_C_BYTES]) : NAN;
 	m->worker_ns_per_byte = ratio(c[VB_C_WORKER_NS], c[VB_C_BYTES]);
 }
+
+void vb_agg_add(struct vb_agg *a, const struct vb_agg *b)
+{
+	int i, j;
+
+	for (i = 0; i < VB_C_NR; i++)
+		a->cnt[i] += b->cnt[i];
+	for (i = 0; i < VB_H_NR; i++)
+		for (j = 0; j < VB_MAX_SLOTS; j++)
+			a->hist[i].slots[j] += b->hist[i].slots[j];
+}
+
+static uint64_t sub0(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+void vb_agg_sub(struct vb_agg *a, const struct vb_agg *b)
+{
+	int i, j;
+
+	for (i = 0; i < VB_C_NR; i++)
+		a->cnt[i] = sub0(a->cnt[i], b->cnt[i]);
+	for (i = 0; i < VB_H_NR; i++)
+		for (j = 0; j < VB_MAX_SLOTS; j++)
+			a->hist[i].slots[j] = sub0(a->hist[i].slots[j],
+						   b->hist[i].slots[j]);
+}
+
+const struct vb_flow *vb_results_find_flow(const struct vb_results *r,
+					   const struct vb_flow_key *key)
+{
+	size_t i;
+
+	for (i = 0; i < r->nflows; i++)
+		if (!memcmp(&r->flows[i].key, key, sizeof(*key)))
+			return &r->flows[i];
+	return NULL;
+}

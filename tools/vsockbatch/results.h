@@ -137,6 +137,13 @@ int vb_results_save(const char *path, const struct vb_results *r,
 /* Malloc'ed JSON text (indent 0 = compact), NULL on failure. */
 char *vb_results_dump_string(const struct vb_results *r, int indent);
 
+/* a += b, a -= b (counters and histogram slots; sub clamps at 0). */
+void vb_agg_add(struct vb_agg *a, const struct vb_agg *b);
+void vb_agg_sub(struct vb_agg *a, const struct vb_agg *b);
+/* Flow with this key, or NULL. */
+const struct vb_flow *vb_results_find_flow(const struct vb_results *r,
+					   const struct vb_flow_key *key);
+
 /* Derived figures for report/top/compare (NaN where undefined). */
 struct vb_metrics {
 	double mean_batch_pkts;		/* batch_pkts / batches */

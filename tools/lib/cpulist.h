@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* cpulist.h - "0,2-3" style CPU lists (sysfs format, -C options). */
+#ifndef VB_CPULIST_H
+#define VB_CPULIST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define VB_MAX_CPUS 1024
+
+/*
+ * Parse a list like "0,2-3" into ascending unique CPU numbers.  Returns the
+ * count (> 0), or -EINVAL (syntax, range reversed, CPU >= VB_MAX_CPUS,
+ * empty) / -E2BIG (more than max entries).
+ */
+int vb_cpulist_parse(const char *s, uint32_t *cpus, size_t max);
+/* The online CPUs from /sys/devices/system/cpu/online (or -errno). */
+int vb_cpulist_online(uint32_t *cpus, size_t max);
+
+#endif

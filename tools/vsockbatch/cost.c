@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: GPL-2.0
+/* cost.c - cycles (or cpu-clock busy ns without a PMU) per CPU. */
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "cost.h"
+
+static int perf_open(uint32_t type, uint64_t config, uint32_t cpu)
+{
+	struct perf_event_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = type;
+	attr.config = config;
+	attr.disabled = 1;
+	attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+			   PERF_FORMAT_TOTAL_TIME_RUNNING;
+	return (int)syscall(__NR_perf_event_open, &attr, -1, (int)cpu, -1,
+			    PERF_FLAG_FD_CLOEXEC);
+}
+
+static bool no_pmu_errno(int e)
+{
+	return e == ENOENT || e == EOPNOTSUPP || e == ENODEV || e == ENXIO;
+}
+
+int vb_proc_stat_cpu(const char *text, uint32_t cpu, uint64_t *busy,
+		     uint64_t *total)
+{
+	unsigned long long v[8] = { 0 };
+	char want[24];
+	const char *p = text;
+	size_t wl;
+	int n;
+
+	snprintf(want, sizeof(want), "cpu%u ", cpu);
+	wl = strlen(want);
+	while (p && *p) {
+		if (!strncmp(p, want, wl)) {
+			n = sscanf(p + wl, "%llu %llu %llu %llu %llu %llu %llu %llu",
+				   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+				   &v[6], &v[7]);
+			if (n < 4)
+				return -EINVAL;
+			/* user nice system idle iowait irq softirq steal */
+			*busy = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
+			*total = *busy + v[3] + v[4];
+			return 0;
+		}
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return -ENOENT;
+}
+
+static char *read_proc_stat(void)
+{
+	size_t cap = 1 << 16, len = 0, r;
+	char *buf = malloc(cap), *nb;
+	FILE *f = fopen("/proc/stat", "r");
+
+	if (!f || !buf) {
+		if (f)
+			fclose(f);
+		free(buf);
+		return NULL;
+	}
+	while ((r = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+		len += r;
+		if (len + 1 == cap) {
+			nb = realloc(buf, cap * 2);
+			if (!nb)
+				break;
+			buf = nb;
+			cap *= 2;
+		}
+	}
+	buf[len] = 0;
+	fclose(f);
+	return buf;
+}
+
+static int stat_snapshot(struct vb_costctr *c, uint64_t *busy, uint64_t *total)
+{
+	char *text = read_proc_stat();
+	size_t i;
+	int err = 0;
+
+	if (!text)
+		return -EIO;
+	for (i = 0; i < c->n && !err; i++)
+		err = vb_proc_stat_cpu(text, c->cpus[i], &busy[i], &total[i]);
+	free(text);
+	return err;
+}
+
+int vb_cost_open(struct vb_costctr *c, const uint32_t *cpus, size_t n)
+{
+	int hw_err = 0, sw_err = 0;
+	size_t i;
+
+	memset(c, 0, sizeof(*c));
+	c->n = n;
+	c->cpus = calloc(n ? n : 1, sizeof(*c->cpus));
+	c->fds = calloc(n ? n : 1, sizeof(*c->fds));
+	c->busy0 = calloc(n ? n : 1, sizeof(uint64_t));
+	c->total0 = calloc(n ? n : 1, sizeof(uint64_t));
+	if (!c->cpus || !c->fds || !c->busy0 || !c->total0) {
+		vb_cost_close(c);
+		return -ENOMEM;
+	}
+	memcpy(c->cpus, cpus, n * sizeof(*cpus));
+	for (i = 0; i < n; i++)
+		c->fds[i] = -1;
+
+	c->unit = VB_COST_CYCLES;
+	for (i = 0; i < n; i++) {
+		c->fds[i] = perf_open(PERF_TYPE_HARDWARE,
+				      PERF_COUNT_HW_CPU_CYCLES, cpus[i]);
+		if (c->fds[i] < 0) {
+			hw_err = errno;
+			break;
+		}
+	}
+	if (!hw_err) {
+		snprintf(c->source, sizeof(c->source),
+			 "perf_event PERF_COUNT_HW_CPU_CYCLES, CPU-wide");
+		c->open = true;
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		if (c->fds[i] >= 0)
+			close(c->fds[i]);
+		c->fds[i] = -1;
+	}
+	if (!no_pmu_errno(hw_err)) {
+		snprintf(c->note, sizeof(c->note),
+			 "cycles counter failed: %s; CPU cost not measured",
+			 strerror(hw_err));
+		return 0;
+	}
+
+	c->unit = VB_COST_CPU_CLOCK_NS;
+	for (i = 0; i < n; i++) {
+		c->fds[i] = perf_open(PERF_TYPE_SOFTWARE,
+				      PERF_COUNT_SW_CPU_CLOCK, cpus[i]);
+		if (c->fds[i] < 0) {
+			sw_err = errno;
+			break;
+		}
+	}
+	if (sw_err) {
+		for (i = 0; i < n; i++)
+			if (c->fds[i] >= 0)
+				close(c->fds[i]);
+		snprintf(c->note, sizeof(c->note),
+			 "no PMU (cycles: %s) and cpu-clock failed: %s; CPU cost not measured",
+			 strerror(hw_err), strerror(sw_err));
+		return 0;
+	}
+	snprintf(c->source, sizeof(c->source),
+		 "perf_event PERF_COUNT_SW_CPU_CLOCK x non-idle share (/proc/stat)");
+	snprintf(c->note, sizeof(c->note),
+		 "no PMU (cycles: %s): cost is busy CPU time in ns (cpu-clock), not cycles",
+		 strerror(hw_err));
+	c->open = true;
+	return 0;
+}
+
+int vb_cost_start(struct vb_costctr *c)
+{
+	size_t i;
+
+	if (!c->open)
+		return 0;
+	if (c->unit == VB_COST_CPU_CLOCK_NS &&
+	    stat_snapshot(c, c->busy0, c->total0)) {
+		snprintf(c->note, sizeof(c->note),
+			 "cannot read /proc/stat; CPU cost not measured");
+		c->open = false;
+		return 0;
+	}
+	for (i = 0; i < c->n; i++) {
+		ioctl(c->fds[i], PERF_EVENT_IOC_RESET, 0);
+		ioctl(c->fds[i], PERF_EVENT_IOC_ENABLE, 0);
+	}
+	return 0;
+}
+
+int vb_cost_read(struct vb_costctr *c, uint64_t *vals)
+{
+	uint64_t rf[3], *busy = NULL, *total = NULL;
+	double v;
+	size_t i;
+	int err = 0;
+
+	if (!c->open)
+		return -ENODEV;
+	if (c->unit == VB_COST_CPU_CLOCK_NS) {
+		busy = calloc(c->n, sizeof(*busy));
+		total = calloc(c->n, sizeof(*total));
+		if (!busy || !total || stat_snapshot(c, busy, total)) {
+			err = -EIO;
+			goto out;
+		}
+	}
+	for (i = 0; i < c->n; i++) {
+		if (read(c->fds[i], rf, sizeof(rf)) != sizeof(rf)) {
+			err = -EIO;
+			goto out;
+		}
+		/* multiplexed: scale by enabled/running like perf stat */
+		v = (double)rf[0];
+		if (rf[2] && rf[2] < rf[1])
+			v = v * (double)rf[1] / (double)rf[2];
+		if (busy) {
+			uint64_t db = busy[i] - c->busy0[i];
+			uint64_t dt = total[i] - c->total0[i];
+
+			v = dt ? v * (double)db / (double)dt : 0;
+		}
+		vals[i] = (uint64_t)v;
+	}
+out:
+	free(busy);
+	free(total);
+	return err;
+}
+
+int vb_cost_fill(struct vb_costctr *c, struct vb_results *r)
+{
+	uint64_t *vals;
+	size_t i, j;
+
+	r->cost.unit = c->unit;
+	snprintf(r->cost.source, sizeof(r->cost.source), "%s",
+		 c->open ? c->source : "none");
+	snprintf(r->cost.note, sizeof(r->cost.note), "%s", c->note);
+	r->cost.measured = false;
+	r->cost.total = 0;
+	free(r->cost.cpus);
+	r->cost.cpus = calloc(c->n ? c->n : 1, sizeof(uint32_t));
+	if (!r->cost.cpus)
+		return -ENOMEM;
+	memcpy(r->cost.cpus, c->cpus, c->n * sizeof(uint32_t));
+	r->cost.ncpus = c->n;
+	if (!c->open)
+		return 0;
+	vals = calloc(c->n ? c->n : 1, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	if (vb_cost_read(c, vals)) {
+		snprintf(r->cost.note, sizeof(r->cost.note),
+			 "reading the counters failed; CPU cost not measured");
+		free(vals);
+		return 0;
+	}
+	for (i = 0; i < c->n; i++) {
+		r->cost.total += vals[i];
+		for (j = 0; j < r->ncpus; j++)
+			if (r->cpus[j].cpu == c->cpus[i])
+				r->cpus[j].cost = (int64_t)vals[i];
+	}
+	r->cost.measured = true;
+	free(vals);
+	return 0;
+}
+
+void vb_cost_close(struct vb_costctr *c)
+{
+	size_t i;
+
+	for (i = 0; c->fds && i < c->n; i++)
+		if (c->fds[i] >= 0)
+			close(c->fds[i]);
+	free(c->fds);
+	free(c->cpus);
+	free(c->busy0);
+	free(c->total0);
+	memset(c, 0, sizeof(*c));
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * probe.h - which of the tracer's hooks does a kernel offer?
+ *
+ * Decided from BTF (vmlinux + the vsock modules' BTF), tracefs and
+ * kallsyms BEFORE loading, so that a missing hook switches its programs
+ * off (bpf_program__set_autoload(false)) instead of failing the load.
+ * Also decides whether the kernel carries the RX batching series.
+ */
+#ifndef VB_PROBE_H
+#define VB_PROBE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "results.h"
+
+enum vb_hook_id {
+	VB_HOOK_RX_WORK,	/* fentry+fexit virtio_transport_rx_work */
+	VB_HOOK_LOOPBACK_WORK,	/* fentry+fexit vsock_loopback_work */
+	VB_HOOK_VHOST_KICK,	/* fentry+fexit vhost_vsock_handle_tx_kick */
+	VB_HOOK_LOCK,		/* fexit lock_sock_nested */
+	VB_HOOK_RELEASE,	/* fentry release_sock */
+	VB_HOOK_LOCK_WAIT,	/* fentry+fexit __lock_sock */
+	VB_HOOK_READABLE,	/* fentry sock_def_readable */
+	VB_HOOK_WRITE_SPACE,	/* fentry sock_def_write_space */
+	VB_HOOK_LOOKUP,		/* fentry vsock_find_connected_socket */
+	VB_HOOK_RECV_PKT_BTF,	/* tp_btf virtio_transport_recv_pkt */
+	VB_HOOK_RECV_PKT_TP,	/* tracepoint vsock/virtio_transport_recv_pkt */
+	VB_HOOK_RX_BATCH_TP,	/* tracepoint vsock/virtio_transport_rx_batch */
+	VB_HOOK_NR
+};
+
+struct vb_hook_desc {
+	const char *label;	/* "fentry/release_sock" as shown to users */
+	const char *target;	/* function, tracepoint or type name */
+	const char *module;	/* module defining it when vsock is modular */
+	const char *progs[2];	/* BPF program names in the skeleton */
+	bool required;		/* see vb_probe_usable() */
+};
+
+extern const struct vb_hook_desc vb_hooks[VB_HOOK_NR];
+
+struct vb_probe {
+	char release[128];
+	bool btf;			/* vmlinux BTF could be loaded */
+	bool avail[VB_HOOK_NR];
+	bool use[VB_HOOK_NR];		/* chosen: avail minus fallbacks */
+	char where[VB_HOOK_NR][48];	/* "vmlinux", "vsock_loopback", ... */
+	char why[VB_HOOK_NR][128];	/* reason when !avail */
+	enum vb_kernel_mode mode;
+	char detected_by[160];
+	char tracefs[64];		/* "" if not mounted */
+};
+
+/*
+ * Probe the running kernel (btf_path NULL) or only a BTF file (then
+ * modules, tracefs and kallsyms are not consulted: tracepoints count as
+ * available when their BTF types are present).  Returns 0, or -ENOENT
+ * with errbuf set when there is no usable vmlinux BTF.
+ */
+int vb_probe_kernel(struct vb_probe *p, const char *btf_path,
+		    char *errbuf, size_t errlen);
+
+/* 0 if the chosen hooks can measure batches, else -ENOENT + reason. */
+int vb_probe_usable(const struct vb_probe *p, char *errbuf, size_t errlen);
+
+/* One line per hook: "fentry/release_sock  yes  vmlinux" */
+void vb_probe_print(const struct vb_probe *p, FILE *f);
+
+#endif

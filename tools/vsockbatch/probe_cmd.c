@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * probe_cmd.c - `vsockbatch probe [--btf FILE]`: which hooks the running
+ * kernel (or a BTF file) offers and whether it carries the batching
+ * series.  Loads nothing; root is not needed for /sys/kernel/btf.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "probe.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: vsockbatch probe [--btf FILE]\n"
+"\n"
+"List the tracer's hooks (use = will be attached, alt = available but a\n"
+"preferred alternative is used, no = missing and why), and the kernel\n"
+"mode (batched or baseline) with how it was detected.  Nothing is loaded.\n"
+"\n"
+"  -b, --btf FILE  probe a vmlinux BTF file instead of the running kernel\n"
+"                  (no module BTF, tracefs or kallsyms then)\n"
+"  -h, --help      this help\n"
+"\n"
+"Exit status: 0 the tracer can run, 1 it cannot (reason on stderr),\n"
+"2 bad usage.\n");
+}
+
+int cmd_probe(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "btf", required_argument, NULL, 'b' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *btf = NULL;
+	struct vb_probe p;
+	char err[256];
+	int opt;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "b:h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'b':
+			btf = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return VB_EXIT_OK;
+		default:
+			fprintf(stderr, "vsockbatch probe: bad usage (try --help)\n");
+			return VB_EXIT_USAGE;
+		}
+	}
+	if (optind != argc) {
+		fprintf(stderr, "vsockbatch probe: unexpected argument '%s'\n",
+			argv[optind]);
+		return VB_EXIT_USAGE;
+	}
+	if (vb_probe_kernel(&p, btf, err, sizeof(err))) {
+		fprintf(stderr, "vsockbatch probe: %s\n", err);
+		return VB_EXIT_FAIL;
+	}
+	vb_probe_print(&p, stdout);
+	if (vb_probe_usable(&p, err, sizeof(err))) {
+		fprintf(stderr, "vsockbatch probe: %s\n", err);
+		return VB_EXIT_FAIL;
+	}
+	return VB_EXIT_OK;
+}

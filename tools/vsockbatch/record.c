@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * record.c - `vsockbatch record`: attach the tracer, run a command (or
+ * wait), write a results file.
+ *
+ * The measured interval is delimited by the .bss `enabled` flag and the
+ * CPU counters together, after every program is attached and before any
+ * is detached, so the counts and the CPU cost cover the same time.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collect.h"
+#include "commands.h"
+#include "cost.h"
+#include "cpulist.h"
+#include "results.h"
+#include "tracer.h"
+
+static volatile sig_atomic_t exiting;
+static volatile sig_atomic_t child_pid;
+
+static void on_signal(int sig)
+{
+	exiting = sig;
+	/* the command usually got the same SIGINT from the terminal */
+	if (child_pid > 0 && sig == SIGTERM)
+		kill(child_pid, SIGTERM);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: vsockbatch record -o FILE [-d SECONDS] [-C CPUS] [--label KEY=VALUE]...\n"
+"                         [-v] [-- COMMAND [ARGS...]]\n"
+"\n"
+"Trace the vsock RX path (lock windows per socket, callbacks, lookups,\n"
+"CPU cost) while COMMAND runs, for SECONDS, or until Ctrl-C, and write a\n"
+"results file for `vsockbatch report`, `compare` and `top --replay`.\n"
+"\n"
+"  -o, --output FILE      results file to write (required)\n"
+"  -d, --duration SECONDS stop after SECONDS (with COMMAND: send it SIGTERM)\n"
+"  -C, --cpus CPUS        CPUs whose cycles are counted, e.g. 0,2-3\n"
+"                         (default: all online CPUs)\n"
+"  -l, --label KEY=VALUE  store a label in the file (repeatable), e.g.\n"
+"                         payload=64 receiver=poll kernel=patched\n"
+"  -v, --verbose          libbpf warnings and verifier output\n"
+"  -h, --help             this help\n"
+"\n"
+"Needs root and a kernel with BTF.  Exit status: 0 written, 1 runtime\n"
+"failure (also: COMMAND failed; the file is still written), 2 bad usage.\n"
+"\n"
+"Example:\n"
+"  vsockbatch record -o base.json --label payload=64 -- \\\n"
+"      vsock_perf --sender 1 --port 1234 --bytes 1M --buf-size 64\n");
+}
+
+static uint64_t now_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static int parse_label(struct vb_results *r, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	char key[64];
+
+	if (!eq || eq == arg || (size_t)(eq - arg) >= sizeof(key)) {
+		fprintf(stderr, "vsockbatch record: bad label '%s' (want KEY=VALUE)\n",
+			arg);
+		return -EINVAL;
+	}
+	memcpy(key, arg, (size_t)(eq - arg));
+	key[eq - arg] = 0;
+	return vb_results_set_label(r, key, eq + 1);
+}
+
+/* Wait for the child, the deadline or a signal. Returns child status. */
+static int wait_child(pid_t pid, double duration, int *status)
+{
+	uint64_t deadline = duration > 0 ? now_ns(CLOCK_MONOTONIC) +
+				(uint64_t)(duration * 1e9) : 0;
+	bool termed = false;
+	pid_t w;
+
+	for (;;) {
+		w = waitpid(pid, status, WNOHANG);
+		if (w == pid)
+			return 0;
+		if (w < 0 && errno != EINTR)
+			return -errno;
+		if (!termed && (exiting ||
+		    (deadline && now_ns(CLOCK_MONOTONIC) >= deadline))) {
+			kill(pid, SIGTERM);
+			termed = true;
+		}
+		usleep(20000);
+	}
+}
+
+static void wait_plain(double duration)
+{
+	uint64_t deadline = duration > 0 ? now_ns(CLOCK_MONOTONIC) +
+				(uint64_t)(duration * 1e9) : 0;
+
+	while (!exiting) {
+		if (deadline && now_ns(CLOCK_MONOTONIC) >= deadline)
+			break;
+		usleep(50000);
+	}
+}
+
+int cmd_record(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "cpus", required_argument, NULL, 'C' },
+		{ "label", required_argument, NULL, 'l' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint32_t cpus[VB_MAX_CPUS];
+	struct vb_costctr cost = { 0 };
+	struct vb_tracer tracer = { 0 };
+	struct vb_results r;
+	const char *out = NULL;
+	char err[512], *end;
+	double duration = 0;
+	int ncpus = 0, opt, ret = VB_EXIT_FAIL, status = 0, e;
+	bool verbose = false, cmd_failed = false;
+	uint64_t t0, t1;
+	pid_t pid = -1;
+	struct sigaction sa;
+
+	vb_results_init(&r);
+	/* record's own argv, for the file: "vsockbatch record ..." */
+	if (vb_results_set_argv(&r, argc, argv))
+		goto oom;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "+o:d:C:l:vh", longopts,
+				  NULL)) != -1) {
+		switch (opt) {
+		case 'o':
+			out = optarg;
+			break;
+		case 'd':
+			errno = 0;
+			duration = strtod(optarg, &end);
+			if (errno || *end || !(duration > 0) || duration > 86400) {
+				fprintf(stderr, "vsockbatch record: invalid duration '%s' (seconds, > 0)\n",
+					optarg);
+				ret = VB_EXIT_USAGE;
+				goto out;
+			}
+			break;
+		case 'C':
+			ncpus = vb_cpulist_parse(optarg, cpus, VB_MAX_CPUS);
+			if (ncpus <= 0) {
+				fprintf(stderr, "vsockbatch record: invalid CPU list '%s' (e.g. 0,2-3)\n",
+					optarg);
+				ret = VB_EXIT_USAGE;
+				goto out;
+			}
+			break;
+		case 'l':
+			if (parse_label(&r, optarg)) {
+				ret = VB_EXIT_USAGE;
+				goto out;
+			}
+			break;
+		case 'v':
+			verbose = true;
+			break;
+		case 'h':
+			usage(stdout);
+			ret = VB_EXIT_OK;
+			goto out;
+		default:
+			fprintf(stderr, "vsockbatch record: bad usage (try --help)\n");
+			ret = VB_EXIT_USAGE;
+			goto out;
+		}
+	}
+	if (!out) {
+		fprintf(stderr, "vsockbatch record: -o FILE is required (try --help)\n");
+		ret = VB_EXIT_USAGE;
+		goto out;
+	}
+	if (geteuid() != 0) {
+		fprintf(stderr, "vsockbatch record: must run as root (loads BPF programs, opens CPU-wide perf counters)\n");
+		goto out;
+	}
+	if (!ncpus) {
+		ncpus = vb_cpulist_online(cpus, VB_MAX_CPUS);
+		if (ncpus <= 0) {
+			fprintf(stderr, "vsockbatch record: cannot read the online CPU list\n");
+			goto out;
+		}
+	}
+
+	vb_libbpf_verbose(verbose);
+	if (vb_tracer_start(&tracer, err, sizeof(err))) {
+		fprintf(stderr, "vsockbatch record: %s\n", err);
+		goto out;
+	}
+	if (vb_tracer_describe(&tracer, &r))
+		goto oom;
+	if (vb_cost_open(&cost, cpus, (size_t)ncpus))
+		goto oom;
+	if (cost.unit == VB_COST_CPU_CLOCK_NS || !cost.open)
+		fprintf(stderr, "vsockbatch record: note: %s\n", cost.note);
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	r.start_unix_ns = now_ns(CLOCK_REALTIME);
+	t0 = now_ns(CLOCK_MONOTONIC);
+	vb_cost_start(&cost);
+	vb_tracer_enable(&tracer, true);
+
+	if (optind < argc) {
+		pid = fork();
+		if (pid < 0) {
+			fprintf(stderr, "vsockbatch record: fork: %s\n",
+				strerror(errno));
+			vb_tracer_enable(&tracer, false);
+			goto out;
+		}
+		if (pid == 0) {
+			signal(SIGINT, SIG_DFL);
+			signal(SIGTERM, SIG_DFL);
+			execvp(argv[optind], argv + optind);
+			fprintf(stderr, "vsockbatch record: cannot run '%s': %s\n",
+				argv[optind], strerror(errno));
+			_exit(127);
+		}
+		child_pid = pid;
+		e = wait_child(pid, duration, &status);
+		child_pid = 0;
+		if (e)
+			fprintf(stderr, "vsockbatch record: waitpid: %s\n",
+				strerror(-e));
+		else if (WIFEXITED(status) && WEXITSTATUS(status)) {
+			fprintf(stderr, "vsockbatch record: command exited with status %d\n",
+				WEXITSTATUS(status));
+			cmd_failed = true;
+		} else if (WIFSIGNALED(status) && !exiting &&
+			   !(duration > 0 && WTERMSIG(status) == SIGTERM)) {
+			fprintf(stderr, "vsockbatch record: command killed by signal %d\n",
+				WTERMSIG(status));
+			cmd_failed = true;
+		}
+	} else {
+		wait_plain(duration);
+	}
+
+	vb_tracer_enable(&tracer, false);
+	t1 = now_ns(CLOCK_MONOTONIC);
+	r.duration_ns = t1 - t0;
+	if (vb_collect(tracer.skel, &r, err, sizeof(err))) {
+		fprintf(stderr, "vsockbatch record: %s\n", err);
+		goto out;
+	}
+	if (vb_cost_fill(&cost, &r))
+		goto oom;
+	vb_tracer_stop(&tracer);
+
+	if (vb_results_save(out, &r, err, sizeof(err))) {
+		fprintf(stderr, "vsockbatch record: cannot write results: %s\n",
+			err);
+		goto out;
+	}
+	fprintf(stderr, "vsockbatch record: %s: %llu packets, %llu batches in %.2f s (%s kernel)\n",
+		out, (unsigned long long)r.totals.cnt[VB_C_PKTS],
+		(unsigned long long)r.totals.cnt[VB_C_BATCHES],
+		(double)r.duration_ns / 1e9, vb_mode_name(r.mode));
+	ret = cmd_failed ? VB_EXIT_FAIL : VB_EXIT_OK;
+	goto out;
+oom:
+	fprintf(stderr, "vsockbatch record: out of memory\n");
+	ret = VB_EXIT_FAIL;
+out:
+	vb_cost_close(&cost);
+	vb_tracer_stop(&tracer);
+	vb_results_free(&r);
+	return ret;
+}

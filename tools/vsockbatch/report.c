@@ -1,0 +1,432 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * report.c - `vsockbatch report FILE [--json]`: totals, per-packet and
+ * per-MB ratios, CPU cost per byte in its own unit, bcc-style log2
+ * histograms, per-flow and per-CPU tables.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "commands.h"
+#include "hist.h"
+#include "report.h"
+#include "results.h"
+
+void vb_fmt_ns(char *buf, size_t len, double ns)
+{
+	if (isnan(ns))
+		snprintf(buf, len, "-");
+	else if (ns < 1e3)
+		snprintf(buf, len, "%.0fns", ns);
+	else if (ns < 1e6)
+		snprintf(buf, len, "%.1fus", ns / 1e3);
+	else if (ns < 1e9)
+		snprintf(buf, len, "%.2fms", ns / 1e6);
+	else
+		snprintf(buf, len, "%.2fs", ns / 1e9);
+}
+
+void vb_fmt_flow(char *buf, size_t len, const struct vb_flow_key *k, bool src)
+{
+	if (src)
+		snprintf(buf, len, "%u:%u", k->src_cid, k->src_port);
+	else
+		snprintf(buf, len, "%u:%u", k->dst_cid, k->dst_port);
+}
+
+static void fmt_num(char *buf, size_t len, double v, const char *f)
+{
+	if (isnan(v) || isinf(v))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, f, v);
+}
+
+static double per_mb(uint64_t n, uint64_t bytes)
+{
+	return bytes ? (double)n * 1048576.0 / (double)bytes : NAN;
+}
+
+const char *vb_cost_per_byte_label(enum vb_cost_unit unit)
+{
+	return unit == VB_COST_CYCLES ? "cycles/byte"
+				      : "ns/byte (cpu-clock, no PMU)";
+}
+
+static int cmp_flow_bytes(const void *a, const void *b)
+{
+	const struct vb_flow *x = a, *y = b;
+	uint64_t bx = x->agg.cnt[VB_C_BYTES], by = y->agg.cnt[VB_C_BYTES];
+
+	if (bx != by)
+		return bx < by ? 1 : -1;
+	return memcmp(&x->key, &y->key, sizeof(x->key));
+}
+
+static void print_flows(FILE *f, const struct vb_results *r)
+{
+	struct vb_flow *sorted;
+	struct vb_metrics m;
+	char s[32], d[32], p50[16], p99[16], mb[16], drb[16], def[16], lk[16];
+	size_t i;
+
+	fprintf(f, "\nFlows (src -> dst, by bytes)\n");
+	if (!r->nflows) {
+		fprintf(f, "  (none)\n");
+		return;
+	}
+	sorted = malloc(r->nflows * sizeof(*sorted));
+	if (!sorted)
+		return;
+	memcpy(sorted, r->flows, r->nflows * sizeof(*sorted));
+	qsort(sorted, r->nflows, sizeof(*sorted), cmp_flow_bytes);
+	fprintf(f, "  %-14s %-14s %9s %10s %8s %6s %8s %8s %5s %5s %6s\n",
+		"SRC", "DST", "PKTS", "BYTES", "BATCHES", "PKT/B", "HOLDp50",
+		"HOLDp99", "DR/B", "%DEF", "LKP/PK");
+	for (i = 0; i < r->nflows; i++) {
+		const struct vb_flow *fl = &sorted[i];
+
+		vb_metrics_compute(&fl->agg, NULL, &m);
+		vb_fmt_flow(s, sizeof(s), &fl->key, true);
+		vb_fmt_flow(d, sizeof(d), &fl->key, false);
+		vb_fmt_ns(p50, sizeof(p50), m.hold_p50_ns);
+		vb_fmt_ns(p99, sizeof(p99), m.hold_p99_ns);
+		fmt_num(mb, sizeof(mb), m.mean_batch_pkts, "%.2f");
+		fmt_num(drb, sizeof(drb), m.dr_per_batch, "%.2f");
+		fmt_num(def, sizeof(def), m.pct_deferred, "%.0f");
+		fmt_num(lk, sizeof(lk), m.lookups_per_pkt, "%.2f");
+		fprintf(f, "  %-14s %-14s %9llu %10llu %8llu %6s %8s %8s %5s %5s %6s\n",
+			s, d, (unsigned long long)fl->agg.cnt[VB_C_PKTS],
+			(unsigned long long)fl->agg.cnt[VB_C_BYTES],
+			(unsigned long long)fl->agg.cnt[VB_C_BATCHES], mb, p50,
+			p99, drb, def, lk);
+	}
+	free(sorted);
+}
+
+static void print_cpus(FILE *f, const struct vb_results *r)
+{
+	char busy[16], cost[24];
+	size_t i;
+
+	fprintf(f, "\nPer CPU\n  %-4s %10s %9s %9s %10s %16s\n", "CPU", "PKTS",
+		"BATCHES", "WORKERS", "WORKER", vb_cost_unit_name(r->cost.unit));
+	for (i = 0; i < r->ncpus; i++) {
+		const struct vb_cpu *c = &r->cpus[i];
+
+		vb_fmt_ns(busy, sizeof(busy), (double)c->agg.cnt[VB_C_WORKER_NS]);
+		if (c->cost >= 0)
+			snprintf(cost, sizeof(cost), "%lld", (long long)c->cost);
+		else
+			snprintf(cost, sizeof(cost), "-");
+		fprintf(f, "  %-4u %10llu %9llu %9llu %10s %16s\n", c->cpu,
+			(unsigned long long)c->agg.cnt[VB_C_PKTS],
+			(unsigned long long)c->agg.cnt[VB_C_BATCHES],
+			(unsigned long long)c->agg.cnt[VB_C_WORKER_CALLS], busy,
+			cost);
+	}
+}
+
+static const char *const kb_reason_names[] = {
+	"queue", "flow", "state", "pkts", "bytes", "resched", "rxq", "other"
+};
+
+void vb_report_text(FILE *f, const struct vb_results *r, const char *name)
+{
+	const uint64_t *c = r->totals.cnt;
+	uint64_t bytes = c[VB_C_BYTES], pkts = c[VB_C_PKTS];
+	struct vb_metrics m;
+	char a[32], b[32], d[32], x[32], y[32];
+	size_t i;
+	int h;
+
+	vb_metrics_compute(&r->totals, &r->cost, &m);
+	fprintf(f, "vsockbatch report: %s\n", name);
+	fprintf(f, "kernel %s, %s (%s)\n", r->kernel_release,
+		vb_mode_name(r->mode), r->detected_by);
+	fprintf(f, "recorded %.2f s:", (double)r->duration_ns / 1e9);
+	for (i = 0; i < r->argc; i++)
+		fprintf(f, " %s", r->argv[i]);
+	fprintf(f, "\n");
+	if (r->nlabels) {
+		fprintf(f, "labels:");
+		for (i = 0; i < r->nlabels; i++)
+			fprintf(f, " %s=%s", r->labels[i].key, r->labels[i].value);
+		fprintf(f, "\n");
+	}
+	fprintf(f, "hooks: %zu:", r->nhooks);
+	for (i = 0; i < r->nhooks; i++)
+		fprintf(f, " %s", r->hooks[i]);
+	fprintf(f, "\n\nTotals\n");
+	fprintf(f, "  packets        %llu (data %llu, control %llu, no socket %llu), %llu bytes\n",
+		(unsigned long long)pkts, (unsigned long long)c[VB_C_RW_PKTS],
+		(unsigned long long)c[VB_C_CTRL_PKTS],
+		(unsigned long long)c[VB_C_UNLOCKED_PKTS],
+		(unsigned long long)bytes);
+	fmt_num(a, sizeof(a), m.mean_batch_pkts, "%.2f");
+	fmt_num(b, sizeof(b), m.mean_batch_bytes, "%.0f");
+	fprintf(f, "  batches        %llu, mean %s packets / %s bytes; control-only windows %llu\n",
+		(unsigned long long)c[VB_C_BATCHES], a, b,
+		(unsigned long long)c[VB_C_CTRL_WINDOWS]);
+	vb_fmt_ns(a, sizeof(a), m.hold_mean_ns);
+	vb_fmt_ns(b, sizeof(b), m.hold_p50_ns);
+	vb_fmt_ns(d, sizeof(d), m.hold_p99_ns);
+	fprintf(f, "  lock hold      mean %s, p50 %s, p99 %s per batch\n", a, b, d);
+	fmt_num(a, sizeof(a), m.pct_deferred, "%.1f%%");
+	fmt_num(b, sizeof(b), m.dr_per_batch, "%.2f");
+	fprintf(f, "  data-ready     %llu inside the lock, %llu after unlock (%s deferred), %s per batch\n",
+		(unsigned long long)c[VB_C_DR_INSIDE],
+		(unsigned long long)c[VB_C_DR_AFTER], a, b);
+	vb_fmt_ns(a, sizeof(a), m.dr_lat_p50_ns);
+	vb_fmt_ns(b, sizeof(b), m.dr_lat_p99_ns);
+	fprintf(f, "  enqueue->ready p50 %s, p99 %s (last enqueue of the batch to sock_def_readable)\n",
+		a, b);
+	fprintf(f, "  write-space    %llu on the batch socket, %llu on other sockets (e.g. loopback sender)\n",
+		(unsigned long long)c[VB_C_WS_BATCH],
+		(unsigned long long)c[VB_C_WS_OTHER]);
+	vb_fmt_ns(a, sizeof(a), c[VB_C_USER_WAITS] ?
+		  (double)c[VB_C_USER_WAIT_NS] / (double)c[VB_C_USER_WAITS] : NAN);
+	vb_fmt_ns(b, sizeof(b), m.user_wait_p99_ns);
+	fprintf(f, "  user waits     %llu threads slept in __lock_sock, mean %s, p99 %s\n",
+		(unsigned long long)c[VB_C_USER_WAITS], a, b);
+
+	fprintf(f, "\n  %-22s %12s %12s\n", "per", "packet", "MB");
+	{
+		static const struct { const char *name; int id; } rows[] = {
+			{ "lookups", VB_C_LOOKUPS },
+			{ "lock acquisitions", VB_C_LOCK_ACQ },
+			{ "write-space", VB_C_WS_BATCH },
+			{ "data-ready inside", VB_C_DR_INSIDE },
+			{ "data-ready after", VB_C_DR_AFTER },
+			{ "batches", VB_C_BATCHES },
+		};
+
+		for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+			fmt_num(a, sizeof(a), pkts ? (double)c[rows[i].id] /
+				(double)pkts : NAN, "%.3f");
+			fmt_num(b, sizeof(b), per_mb(c[rows[i].id], bytes), "%.1f");
+			fprintf(f, "  %-22s %12s %12s\n", rows[i].name, a, b);
+		}
+	}
+
+	fprintf(f, "\nCPU cost\n");
+	vb_fmt_ns(a, sizeof(a), (double)c[VB_C_WORKER_NS]);
+	fmt_num(b, sizeof(b), m.worker_ns_per_byte, "%.2f");
+	fprintf(f, "  RX workers     %llu calls, %s inside worker functions, %s ns/byte\n",
+		(unsigned long long)c[VB_C_WORKER_CALLS], a, b);
+	if (r->cost.measured) {
+		fmt_num(x, sizeof(x), m.cost_per_byte, "%.2f");
+		fprintf(f, "  CPUs");
+		for (i = 0; i < r->cost.ncpus; i++)
+			fprintf(f, "%s%u", i ? "," : " ", r->cost.cpus[i]);
+		fprintf(f, "       %llu %s, %s %s\n",
+			(unsigned long long)r->cost.total,
+			vb_cost_unit_name(r->cost.unit), x,
+			vb_cost_per_byte_label(r->cost.unit));
+	} else {
+		fprintf(f, "  CPUs           not measured\n");
+	}
+	if (r->cost.note[0])
+		fprintf(f, "  note: %s\n", r->cost.note);
+	fprintf(f, "  source: %s\n", r->cost.source);
+
+	if (c[VB_C_KB_RUNS]) {
+		fmt_num(y, sizeof(y), (double)c[VB_C_KB_PKTS] /
+			(double)c[VB_C_KB_RUNS], "%.2f");
+		fprintf(f, "\nKernel runs (vsock:virtio_transport_rx_batch)\n");
+		fprintf(f, "  %llu runs, mean %s packets; write_space %llu, data_ready %llu\n  ends:",
+			(unsigned long long)c[VB_C_KB_RUNS], y,
+			(unsigned long long)c[VB_C_KB_WRITE_SPACE],
+			(unsigned long long)c[VB_C_KB_DATA_READY]);
+		for (i = 0; i <= VB_C_KB_R_OTHER - VB_C_KB_R_QUEUE; i++)
+			fprintf(f, " %s %llu", kb_reason_names[i],
+				(unsigned long long)c[VB_C_KB_R_QUEUE + i]);
+		fprintf(f, "\n");
+	}
+	if (c[VB_C_MAP_FULL] || c[VB_C_EMPTY_WINDOWS] || c[VB_C_NESTED_LOCKS])
+		fprintf(f, "\n  anomalies: map full %llu, windows without a packet %llu, nested locks %llu\n",
+			(unsigned long long)c[VB_C_MAP_FULL],
+			(unsigned long long)c[VB_C_EMPTY_WINDOWS],
+			(unsigned long long)c[VB_C_NESTED_LOCKS]);
+
+	for (h = 0; h < VB_H_NR; h++) {
+		if (!vb_hist_total(r->totals.hist[h].slots, VB_MAX_SLOTS) &&
+		    (h == VB_H_KB_PKTS || h == VB_H_KB_HOLD_NS))
+			continue;
+		fprintf(f, "\n%s (%s)\n", vb_hist_descs[h], vb_hist_units[h]);
+		vb_hist_print(f, r->totals.hist[h].slots, VB_MAX_SLOTS,
+			      vb_hist_units[h]);
+	}
+	print_flows(f, r);
+	print_cpus(f, r);
+}
+
+static json_t *num_or_null(double v)
+{
+	return (isnan(v) || isinf(v)) ? json_null() : json_real(v);
+}
+
+static json_t *metrics_json(const struct vb_metrics *m)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "mean_batch_pkts", num_or_null(m->mean_batch_pkts));
+	json_object_set_new(o, "mean_batch_bytes", num_or_null(m->mean_batch_bytes));
+	json_object_set_new(o, "hold_mean_ns", num_or_null(m->hold_mean_ns));
+	json_object_set_new(o, "hold_p50_ns", num_or_null(m->hold_p50_ns));
+	json_object_set_new(o, "hold_p99_ns", num_or_null(m->hold_p99_ns));
+	json_object_set_new(o, "dr_per_batch", num_or_null(m->dr_per_batch));
+	json_object_set_new(o, "pct_deferred", num_or_null(m->pct_deferred));
+	json_object_set_new(o, "dr_lat_p50_ns", num_or_null(m->dr_lat_p50_ns));
+	json_object_set_new(o, "dr_lat_p99_ns", num_or_null(m->dr_lat_p99_ns));
+	json_object_set_new(o, "lookups_per_pkt", num_or_null(m->lookups_per_pkt));
+	json_object_set_new(o, "locks_per_pkt", num_or_null(m->locks_per_pkt));
+	json_object_set_new(o, "ws_per_pkt", num_or_null(m->ws_per_pkt));
+	json_object_set_new(o, "dr_per_pkt", num_or_null(m->dr_per_pkt));
+	json_object_set_new(o, "user_wait_p99_ns", num_or_null(m->user_wait_p99_ns));
+	json_object_set_new(o, "worker_ns_per_byte", num_or_null(m->worker_ns_per_byte));
+	return o;
+}
+
+char *vb_report_json(const struct vb_results *r, const char *name)
+{
+	json_t *root = json_object(), *o, *a, *e;
+	struct vb_metrics m;
+	char *s;
+	size_t i;
+	int k;
+
+	vb_metrics_compute(&r->totals, &r->cost, &m);
+	json_object_set_new(root, "file", json_string(name));
+	json_object_set_new(root, "kernel_release", json_string(r->kernel_release));
+	json_object_set_new(root, "mode", json_string(vb_mode_name(r->mode)));
+	json_object_set_new(root, "detected_by", json_string(r->detected_by));
+	json_object_set_new(root, "duration_s",
+			    json_real((double)r->duration_ns / 1e9));
+	o = metrics_json(&m);
+	json_object_set_new(root, "metrics", o);
+	o = json_object();
+	json_object_set_new(o, "unit", json_string(vb_cost_unit_name(r->cost.unit)));
+	json_object_set_new(o, "measured", json_boolean(r->cost.measured));
+	json_object_set_new(o, "total", json_integer((json_int_t)r->cost.total));
+	json_object_set_new(o, "per_byte", num_or_null(m.cost_per_byte));
+	json_object_set_new(o, "per_byte_unit",
+			    json_string(r->cost.unit == VB_COST_CYCLES ?
+					"cycles/byte" : "cpu-clock-ns/byte"));
+	json_object_set_new(o, "note", json_string(r->cost.note));
+	json_object_set_new(root, "cpu_cost", o);
+	o = json_object();
+	for (k = 0; k < VB_C_NR; k++)
+		json_object_set_new(o, vb_counter_names[k],
+				    json_integer((json_int_t)r->totals.cnt[k]));
+	json_object_set_new(root, "totals", o);
+	a = json_array();
+	for (i = 0; i < r->nflows; i++) {
+		const struct vb_flow *fl = &r->flows[i];
+		struct vb_metrics fm;
+
+		vb_metrics_compute(&fl->agg, NULL, &fm);
+		e = json_object();
+		json_object_set_new(e, "src_cid", json_integer(fl->key.src_cid));
+		json_object_set_new(e, "src_port", json_integer(fl->key.src_port));
+		json_object_set_new(e, "dst_cid", json_integer(fl->key.dst_cid));
+		json_object_set_new(e, "dst_port", json_integer(fl->key.dst_port));
+		json_object_set_new(e, "pkts", json_integer((json_int_t)fl->agg.cnt[VB_C_PKTS]));
+		json_object_set_new(e, "bytes", json_integer((json_int_t)fl->agg.cnt[VB_C_BYTES]));
+		json_object_set_new(e, "batches", json_integer((json_int_t)fl->agg.cnt[VB_C_BATCHES]));
+		json_object_set_new(e, "metrics", metrics_json(&fm));
+		json_array_append_new(a, e);
+	}
+	json_object_set_new(root, "flows", a);
+	if (r->nlabels) {
+		o = json_object();
+		for (i = 0; i < r->nlabels; i++)
+			json_object_set_new(o, r->labels[i].key,
+					    json_string(r->labels[i].value));
+		json_object_set_new(root, "labels", o);
+	}
+	/* one key per line: easy for awk in the busybox guest */
+	s = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
+	json_decref(root);
+	return s;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: vsockbatch report FILE [--json]\n"
+"\n"
+"Print a results file written by `vsockbatch record`: totals, per-packet\n"
+"and per-MB ratios, CPU cost per byte (cycles, or cpu-clock ns when the\n"
+"machine had no PMU: the unit is always printed), log2 histograms,\n"
+"per-flow and per-CPU tables.\n"
+"\n"
+"  -j, --json   derived metrics + totals + flows as JSON (one key a line)\n"
+"  -h, --help   this help\n"
+"\n"
+"Exit status: 0 printed, 1 I/O failure, 2 bad usage or a file that is\n"
+"not a valid results file (malformed, truncated, wrong version).\n");
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct vb_results r;
+	bool json = false;
+	char err[512], *s;
+	int opt, e;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "jh", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'j':
+			json = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return VB_EXIT_OK;
+		default:
+			fprintf(stderr, "vsockbatch report: bad usage (try --help)\n");
+			return VB_EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "vsockbatch report: expected exactly one results FILE (try --help)\n");
+		return VB_EXIT_USAGE;
+	}
+	e = vb_results_load(argv[optind], &r, err, sizeof(err));
+	if (e) {
+		fprintf(stderr, "vsockbatch report: %s\n", err);
+		/* unreadable file: runtime failure; bad content: bad input */
+		return (e == -EINVAL || e == -EPROTO) ? VB_EXIT_USAGE
+						      : VB_EXIT_FAIL;
+	}
+	if (json) {
+		s = vb_report_json(&r, argv[optind]);
+		if (!s) {
+			fprintf(stderr, "vsockbatch report: out of memory\n");
+			vb_results_free(&r);
+			return VB_EXIT_FAIL;
+		}
+		printf("%s\n", s);
+		free(s);
+	} else {
+		vb_report_text(stdout, &r, argv[optind]);
+	}
+	vb_results_free(&r);
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "vsockbatch report: write error on stdout\n");
+		return VB_EXIT_FAIL;
+	}
+	return VB_EXIT_OK;
+}

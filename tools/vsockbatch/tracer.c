@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0
+/* tracer.c - load and attach the CO-RE tracer, hooks chosen by probing. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <bpf/libbpf.h>
+
+#include "tracer.h"
+#include "vsockbatch.skel.h"
+
+static bool libbpf_verbose;
+
+static int print_fn(enum libbpf_print_level level, const char *fmt,
+		    va_list args)
+{
+	if (level == LIBBPF_DEBUG || (!libbpf_verbose && level == LIBBPF_INFO))
+		return 0;
+	if (!libbpf_verbose)
+		return 0;
+	return vfprintf(stderr, fmt, args);
+}
+
+void vb_libbpf_verbose(bool verbose)
+{
+	libbpf_verbose = verbose;
+	libbpf_set_print(print_fn);
+}
+
+int vb_tracer_start(struct vb_tracer *t, char *errbuf, size_t errlen)
+{
+	struct bpf_program *prog;
+	int i, j, err;
+
+	memset(t, 0, sizeof(*t));
+	libbpf_set_print(print_fn);
+	err = vb_probe_kernel(&t->probe, NULL, errbuf, errlen);
+	if (err)
+		return err;
+	err = vb_probe_usable(&t->probe, errbuf, errlen);
+	if (err)
+		return err;
+
+	t->skel = vsockbatch_bpf__open();
+	if (!t->skel) {
+		err = -errno;
+		snprintf(errbuf, errlen, "failed to open BPF object: %s",
+			 strerror(errno));
+		return err;
+	}
+	for (i = 0; i < VB_HOOK_NR; i++) {
+		for (j = 0; j < 2 && vb_hooks[i].progs[j]; j++) {
+			prog = bpf_object__find_program_by_name(
+				t->skel->obj, vb_hooks[i].progs[j]);
+			if (!prog) {
+				snprintf(errbuf, errlen,
+					 "BPF object has no program %s",
+					 vb_hooks[i].progs[j]);
+				return -ENOENT;
+			}
+			bpf_program__set_autoload(prog, t->probe.use[i]);
+		}
+	}
+	err = vsockbatch_bpf__load(t->skel);
+	if (err) {
+		snprintf(errbuf, errlen,
+			 "failed to load BPF object: %s (rerun with -v for libbpf and verifier output)",
+			 strerror(-err));
+		return err;
+	}
+	for (i = 0; i < VB_HOOK_NR; i++) {
+		if (!t->probe.use[i])
+			continue;
+		for (j = 0; j < 2 && vb_hooks[i].progs[j]; j++) {
+			prog = bpf_object__find_program_by_name(
+				t->skel->obj, vb_hooks[i].progs[j]);
+			t->links[i][j] = bpf_program__attach(prog);
+			if (!t->links[i][j]) {
+				err = -errno;
+				break;
+			}
+		}
+		if (j == 2 || !vb_hooks[i].progs[j]) {
+			t->attached[i] = true;
+			continue;
+		}
+		/* undo a half-attached pair: enter without exit is useless */
+		for (j = 0; j < 2; j++) {
+			bpf_link__destroy(t->links[i][j]);
+			t->links[i][j] = NULL;
+		}
+		t->probe.use[i] = false;
+		if (vb_hooks[i].required) {
+			snprintf(errbuf, errlen, "failed to attach %s: %s",
+				 vb_hooks[i].label, strerror(-err));
+			return err;
+		}
+		fprintf(stderr, "vsockbatch: warning: %s not attached (%s); "
+			"its figures will be 0\n", vb_hooks[i].label,
+			strerror(-err));
+	}
+	if (!t->attached[VB_HOOK_RX_WORK] && !t->attached[VB_HOOK_LOOPBACK_WORK] &&
+	    !t->attached[VB_HOOK_VHOST_KICK]) {
+		snprintf(errbuf, errlen, "no RX worker function could be attached");
+		return -ENOENT;
+	}
+	if (!t->attached[VB_HOOK_RECV_PKT_BTF] && !t->attached[VB_HOOK_RECV_PKT_TP]) {
+		snprintf(errbuf, errlen, "the recv_pkt tracepoint could not be attached");
+		return -ENOENT;
+	}
+	return 0;
+}
+
+void vb_tracer_enable(struct vb_tracer *t, bool on)
+{
+	if (t->skel && t->skel->bss)
+		__atomic_store_n(&t->skel->bss->enabled, on, __ATOMIC_SEQ_CST);
+}
+
+int vb_tracer_describe(const struct vb_tracer *t, struct vb_results *r)
+{
+	int i, err;
+
+	snprintf(r->kernel_release, sizeof(r->kernel_release), "%s",
+		 t->probe.release);
+	r->mode = t->probe.mode;
+	snprintf(r->detected_by, sizeof(r->detected_by), "%s",
+		 t->probe.detected_by);
+	for (i = 0; i < VB_HOOK_NR; i++) {
+		if (!t->attached[i])
+			continue;
+		err = vb_results_add_hook(r, vb_hooks[i].label);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+void vb_tracer_stop(struct vb_tracer *t)
+{
+	int i, j;
+
+	vb_tracer_enable(t, false);
+	for (i = 0; i < VB_HOOK_NR; i++)
+		for (j = 0; j < 2; j++)
+			bpf_link__destroy(t->links[i][j]);
+	vsockbatch_bpf__destroy(t->skel);
+	memset(t, 0, sizeof(*t));
+}
