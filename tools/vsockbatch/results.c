@@ -663,9 +663,16 @@ static int load_json(json_t *root, json_error_t *jerr, const char *name,
 
 	vb_results_init(r);
 	if (!root) {
-		/* jansson says "premature end of input" for a truncated file */
-		snprintf(errbuf, errlen, "%s: malformed JSON at line %d column %d: %s",
-			 name, jerr->line, jerr->column, jerr->text);
+		/* a file cut short ends inside a value: say "truncated" */
+		if (json_error_code(jerr) == json_error_premature_end_of_input ||
+		    strstr(jerr->text, "end of file"))
+			snprintf(errbuf, errlen,
+				 "%s: truncated (malformed JSON: input ends early at line %d): %s",
+				 name, jerr->line, jerr->text);
+		else
+			snprintf(errbuf, errlen,
+				 "%s: malformed JSON at line %d column %d: %s",
+				 name, jerr->line, jerr->column, jerr->text);
 		return -EINVAL;
 	}
 	err = load_root(&ld, root, r);

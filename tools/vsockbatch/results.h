@@ -14,7 +14,8 @@
  *   histograms { <every VB_HISTS name>: { unit, slots[VB_MAX_SLOTS] } },
  *   flows[] { src_cid, src_port, dst_cid, dst_port, counters{...},
  *             histograms{...} },
- *   per_cpu[] { cpu, counters{...}, cost (integer, -1 = not measured) },
+ *   per_cpu[] { cpu, counters{...}, cost (integer, -1 = not measured) }
+ *             (counters only: per-CPU histograms are not stored),
  *   cpu_cost { unit ("cycles"|"cpu-clock-ns"), source, note, measured,
  *              total, cpus[] },
  *   labels { key: string }   (optional; record --label key=value)

@@ -1,0 +1,370 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests for tools/vsockbatch/results.c: JSON round trip, strict
+ * rejection of malformed / truncated / wrong-format / wrong-version /
+ * incomplete files, and the derived metrics.
+ */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <jansson.h>
+
+#include "../../tools/vsockbatch/results.h"
+#include "tracer_fixture.h"
+
+static void near_(double got, double want, double eps, const char *what,
+		  const char *file, int line)
+{
+	if (!(fabs(got - want) <= eps)) {
+		print_error("%s:%d: %s = %.9g, want %.9g (+-%g)\n", file, line,
+			    what, got, want, eps);
+		fail();
+	}
+}
+#define assert_near(g, w, e) near_((g), (w), (e), #g, __FILE__, __LINE__)
+
+static void assert_same(const struct vb_results *a, const struct vb_results *b)
+{
+	size_t i;
+
+	assert_int_equal(a->version, b->version);
+	assert_string_equal(a->tool, b->tool);
+	assert_int_equal(a->argc, b->argc);
+	for (i = 0; i < a->argc; i++)
+		assert_string_equal(a->argv[i], b->argv[i]);
+	assert_string_equal(a->kernel_release, b->kernel_release);
+	assert_int_equal(a->mode, b->mode);
+	assert_string_equal(a->detected_by, b->detected_by);
+	assert_int_equal(a->nhooks, b->nhooks);
+	for (i = 0; i < a->nhooks; i++)
+		assert_string_equal(a->hooks[i], b->hooks[i]);
+	assert_true(a->duration_ns == b->duration_ns);
+	assert_true(a->start_unix_ns == b->start_unix_ns);
+	assert_memory_equal(&a->totals, &b->totals, sizeof(a->totals));
+	assert_int_equal(a->nflows, b->nflows);
+	for (i = 0; i < a->nflows; i++)
+		assert_memory_equal(&a->flows[i], &b->flows[i],
+				    sizeof(a->flows[i]));
+	assert_int_equal(a->ncpus, b->ncpus);
+	for (i = 0; i < a->ncpus; i++) {
+		assert_int_equal(a->cpus[i].cpu, b->cpus[i].cpu);
+		assert_true(a->cpus[i].cost == b->cpus[i].cost);
+		/* per-CPU rows carry counters only, no histograms */
+		assert_memory_equal(a->cpus[i].agg.cnt, b->cpus[i].agg.cnt,
+				    sizeof(a->cpus[i].agg.cnt));
+	}
+	assert_int_equal(a->cost.unit, b->cost.unit);
+	assert_int_equal(a->cost.measured, b->cost.measured);
+	assert_true(a->cost.total == b->cost.total);
+	assert_string_equal(a->cost.source, b->cost.source);
+	assert_string_equal(a->cost.note, b->cost.note);
+	assert_int_equal(a->cost.ncpus, b->cost.ncpus);
+	assert_int_equal(a->nlabels, b->nlabels);
+	for (i = 0; i < a->nlabels; i++) {
+		assert_string_equal(a->labels[i].key, b->labels[i].key);
+		assert_string_equal(a->labels[i].value, b->labels[i].value);
+	}
+}
+
+static void test_roundtrip_file(void **state)
+{
+	char path[] = "/tmp/vb-test-results-XXXXXX", err[256];
+	struct vb_results a, b;
+	int fd;
+
+	(void)state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	fixture_results(&a, true, VB_COST_CPU_CLOCK_NS);
+	/* u64 values beyond 2^32 survive */
+	a.totals.cnt[VB_C_WORKER_NS] = 123456789012345ULL;
+	assert_int_equal(vb_results_save(path, &a, err, sizeof(err)), 0);
+	assert_int_equal(vb_results_load(path, &b, err, sizeof(err)), 0);
+	assert_same(&a, &b);
+	vb_results_free(&a);
+	vb_results_free(&b);
+	unlink(path);
+}
+
+static void test_roundtrip_string_cycles(void **state)
+{
+	struct vb_results a, b;
+	char err[256], *s;
+
+	(void)state;
+	fixture_results(&a, false, VB_COST_CYCLES);
+	s = vb_results_dump_string(&a, 0);
+	assert_non_null(s);
+	assert_non_null(strstr(s, "\"format\":\"vsockbatch-results\""));
+	assert_non_null(strstr(s, "\"unit\":\"cycles\""));
+	assert_int_equal(vb_results_load_string(s, &b, err, sizeof(err)), 0);
+	assert_same(&a, &b);
+	free(s);
+	vb_results_free(&a);
+	vb_results_free(&b);
+}
+
+/* Load text, expect code and a reason containing want. */
+static void expect_reject(const char *text, int code, const char *want)
+{
+	struct vb_results r;
+	char err[512];
+	int e;
+
+	e = vb_results_load_string(text, &r, err, sizeof(err));
+	if (e != code || !strstr(err, want)) {
+		print_error("got %d \"%s\", want %d containing \"%s\"\n", e,
+			    err, code, want);
+		fail();
+	}
+	/* a rejected load leaves an empty, freeable model */
+	assert_int_equal(r.nflows, 0);
+	assert_null(r.flows);
+	vb_results_free(&r);
+}
+
+static char *fixture_json(void)
+{
+	struct vb_results a;
+	char *s;
+
+	fixture_results(&a, true, VB_COST_CYCLES);
+	s = vb_results_dump_string(&a, 2);
+	vb_results_free(&a);
+	assert_non_null(s);
+	return s;
+}
+
+/* fixture JSON with one edit applied through jansson */
+typedef void (*edit_fn)(json_t *root);
+
+static char *edited(edit_fn fn)
+{
+	char *s = fixture_json(), *out;
+	json_t *root = json_loads(s, 0, NULL);
+
+	assert_non_null(root);
+	fn(root);
+	out = json_dumps(root, 0);
+	json_decref(root);
+	free(s);
+	return out;
+}
+
+static void ed_version2(json_t *r) { json_object_set_new(r, "version", json_integer(2)); }
+static void ed_version_str(json_t *r) { json_object_set_new(r, "version", json_string("1")); }
+static void ed_format(json_t *r) { json_object_set_new(r, "format", json_string("perf-data")); }
+static void ed_no_format(json_t *r) { json_object_del(r, "format"); }
+static void ed_no_totals_pkts(json_t *r) { json_object_del(json_object_get(r, "totals"), "pkts"); }
+static void ed_no_kernel(json_t *r) { json_object_del(r, "kernel"); }
+static void ed_duration_str(json_t *r) { json_object_set_new(r, "duration_ns", json_string("2s")); }
+static void ed_negative(json_t *r) { json_object_set_new(json_object_get(r, "totals"), "bytes", json_integer(-5)); }
+static void ed_short_hist(json_t *r)
+{
+	json_t *h = json_object_get(json_object_get(r, "histograms"), "hold_ns");
+
+	json_array_remove(json_object_get(h, "slots"), 0);
+}
+static void ed_bad_mode(json_t *r) { json_object_set_new(json_object_get(r, "kernel"), "mode", json_string("fast")); }
+static void ed_bad_unit(json_t *r) { json_object_set_new(json_object_get(r, "cpu_cost"), "unit", json_string("joules")); }
+static void ed_flow_no_port(json_t *r) { json_object_del(json_array_get(json_object_get(r, "flows"), 1), "dst_port"); }
+static void ed_label_int(json_t *r) { json_object_set_new(json_object_get(r, "labels"), "payload", json_integer(64)); }
+static void ed_no_labels(json_t *r) { json_object_del(r, "labels"); }
+static void ed_scheme(json_t *r) { json_object_set_new(r, "hist_scheme", json_string("log2")); }
+
+static void test_reject_content(void **state)
+{
+	static const struct { edit_fn fn; int code; const char *want; } cases[] = {
+		{ ed_version2, -EPROTO, "unsupported results version 2" },
+		{ ed_version_str, -EINVAL, "version" },
+		{ ed_format, -EINVAL, "not a vsockbatch results file" },
+		{ ed_no_format, -EINVAL, "not a vsockbatch results file" },
+		{ ed_no_totals_pkts, -EINVAL, "missing field \"totals.pkts\"" },
+		{ ed_no_kernel, -EINVAL, "missing field \"kernel\"" },
+		{ ed_duration_str, -EINVAL, "\"duration_ns\" is not an integer" },
+		{ ed_negative, -EINVAL, "\"totals.bytes\" is negative" },
+		{ ed_short_hist, -EINVAL, "has 31 entries, expected 32" },
+		{ ed_bad_mode, -EINVAL, "\"kernel.mode\" is \"fast\"" },
+		{ ed_bad_unit, -EINVAL, "\"cpu_cost.unit\" is \"joules\"" },
+		{ ed_flow_no_port, -EINVAL, "missing field \"flows[1].dst_port\"" },
+		{ ed_label_int, -EINVAL, "\"labels.payload\" is not a string" },
+		{ ed_scheme, -EINVAL, "hist_scheme" },
+	};
+	size_t i;
+	char *s;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		s = edited(cases[i].fn);
+		expect_reject(s, cases[i].code, cases[i].want);
+		free(s);
+	}
+}
+
+static void test_labels_optional(void **state)
+{
+	struct vb_results r;
+	char err[256], *s = edited(ed_no_labels);
+
+	(void)state;
+	assert_int_equal(vb_results_load_string(s, &r, err, sizeof(err)), 0);
+	assert_int_equal(r.nlabels, 0);
+	assert_null(vb_results_label(&r, "payload"));
+	vb_results_free(&r);
+	free(s);
+}
+
+static void test_reject_malformed_and_truncated(void **state)
+{
+	char *s = fixture_json();
+	size_t len = strlen(s), cut;
+
+	(void)state;
+	expect_reject("", -EINVAL, "malformed JSON");
+	expect_reject("{", -EINVAL, "malformed JSON");
+	expect_reject("[1,2]", -EINVAL, "top level is not a JSON object");
+	expect_reject("{\"format\":\"vsockbatch-results\",\"version\":1,}",
+		      -EINVAL, "malformed JSON");
+	/* duplicate keys are refused rather than silently resolved */
+	expect_reject("{\"format\":\"vsockbatch-results\",\"format\":\"x\"}",
+		      -EINVAL, "malformed JSON");
+	/* a file cut anywhere is refused */
+	for (cut = 1; cut < len; cut += len / 37 + 1) {
+		char saved = s[cut];
+
+		s[cut] = 0;
+		expect_reject(s, -EINVAL, "malformed JSON");
+		s[cut] = saved;
+	}
+	free(s);
+}
+
+static void test_load_file_errors(void **state)
+{
+	char path[] = "/tmp/vb-test-trunc-XXXXXX", err[256];
+	struct vb_results r;
+	char *s = fixture_json();
+	FILE *f;
+	int fd;
+
+	(void)state;
+	assert_int_equal(vb_results_load("/nonexistent/vb.json", &r, err,
+					  sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "/nonexistent/vb.json"));
+	vb_results_free(&r);
+
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	fwrite(s, 1, strlen(s) / 2, f);		/* truncated file */
+	fclose(f);
+	assert_int_equal(vb_results_load(path, &r, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, path));
+	if (!strstr(err, "truncated")) {
+		print_error("reason: %s\n", err);
+		fail();
+	}
+	vb_results_free(&r);
+	unlink(path);
+	free(s);
+}
+
+static void test_save_error(void **state)
+{
+	struct vb_results a;
+	char err[256];
+
+	(void)state;
+	fixture_results(&a, true, VB_COST_CYCLES);
+	assert_true(vb_results_save("/nonexistent/dir/x.json", &a, err,
+				    sizeof(err)) < 0);
+	assert_non_null(strstr(err, "/nonexistent/dir/x.json"));
+	vb_results_free(&a);
+}
+
+static void test_metrics(void **state)
+{
+	struct vb_results r;
+	struct vb_metrics m;
+
+	(void)state;
+	fixture_results(&r, true, VB_COST_CYCLES);
+	vb_metrics_compute(&r.totals, &r.cost, &m);
+	assert_near(m.mean_batch_pkts, 4.0, 1e-12);
+	assert_near(m.mean_batch_bytes, 256.0, 1e-12);
+	assert_near(m.hold_mean_ns, 3000.0, 1e-9);
+	/* 250 in [2048, 4095]: p50 = 2048 + 0.5 * 2047 */
+	assert_near(m.hold_p50_ns, 2048 + 0.5 * 2047, 1e-6);
+	assert_near(m.pct_deferred, 100.0, 1e-12);
+	assert_near(m.dr_per_batch, 1.0, 1e-12);
+	assert_near(m.lookups_per_pkt, 0.25, 1e-12);
+	assert_near(m.locks_per_pkt, 0.25, 1e-12);
+	assert_near(m.cost_per_byte, 50.0, 1e-12);	/* 3.2e6 / 64000 */
+	assert_near(m.worker_ns_per_byte, 100.0, 1e-12);
+	vb_results_free(&r);
+
+	fixture_results(&r, false, VB_COST_CYCLES);
+	r.cost.measured = false;
+	vb_metrics_compute(&r.totals, &r.cost, &m);
+	assert_near(m.mean_batch_pkts, 1.0, 1e-12);
+	assert_near(m.pct_deferred, 0.0, 1e-12);
+	assert_near(m.lookups_per_pkt, 1.0, 1e-12);
+	assert_true(isnan(m.cost_per_byte));	/* not measured */
+	assert_true(isnan(m.user_wait_p99_ns));	/* no samples */
+	vb_results_free(&r);
+}
+
+static void test_agg_ops_and_labels(void **state)
+{
+	struct vb_results r;
+	struct vb_agg a, b;
+	struct vb_flow_key k = { 2, 5000, 3, 80 }, none = { 9, 9, 9, 9 };
+
+	(void)state;
+	fixture_results(&r, true, VB_COST_CYCLES);
+	a = r.totals;
+	b = r.totals;
+	vb_agg_add(&a, &b);
+	assert_true(a.cnt[VB_C_PKTS] == 2000);
+	assert_true(a.hist[VB_H_HOLD_NS].slots[12] == 500);
+	vb_agg_sub(&a, &b);
+	assert_memory_equal(&a, &b, sizeof(a));
+	vb_agg_sub(&a, &r.flows[0].agg);
+	vb_agg_sub(&a, &r.flows[0].agg);	/* clamps at 0 */
+	assert_true(a.cnt[VB_C_PKTS] == 0);
+
+	assert_non_null(vb_results_find_flow(&r, &k));
+	assert_null(vb_results_find_flow(&r, &none));
+	assert_string_equal(vb_results_label(&r, "payload"), "64");
+	assert_int_equal(vb_results_set_label(&r, "payload", "1024"), 0);
+	assert_string_equal(vb_results_label(&r, "payload"), "1024");
+	assert_int_equal(r.nlabels, 2);
+	vb_results_free(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_roundtrip_file),
+		cmocka_unit_test(test_roundtrip_string_cycles),
+		cmocka_unit_test(test_reject_content),
+		cmocka_unit_test(test_labels_optional),
+		cmocka_unit_test(test_reject_malformed_and_truncated),
+		cmocka_unit_test(test_load_file_errors),
+		cmocka_unit_test(test_save_error),
+		cmocka_unit_test(test_metrics),
+		cmocka_unit_test(test_agg_ops_and_labels),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
