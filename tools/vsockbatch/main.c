@@ -19,6 +19,7 @@ static const struct command commands[] = {
 	{ "record", cmd_record, "trace the vsock RX path, write a results file" },
 	{ "report", cmd_report, "print a results file (text or --json)" },
 	{ "compare", cmd_compare, "baseline vs patched results with CIs" },
+	{ "top", cmd_top, "live per-flow view (or --replay FILE)" },
 	{ "probe", cmd_probe, "show which hooks this kernel offers" },
 };
 
@@ -41,6 +42,10 @@ int main(int argc, char **argv)
 	size_t i;
 
 	base = base ? base + 1 : (argv[0] ? argv[0] : "vsockbatch");
+	if (!strcmp(base, "vsockbatch-top")) {
+		argv[0] = "top";
+		return cmd_top(argc, argv);
+	}
 	if (argc < 2) {
 		usage(stderr);
 		return VB_EXIT_USAGE;
