@@ -127,7 +127,7 @@ static int run_client(uint64_t cid, uint64_t port, uint64_t size, uint64_t count
 	double *rtt_us, mean, p50, p99;
 	struct bench_json j;
 	char *req, *resp, label[32];
-	uint64_t i;
+	uint64_t i, step = bench_clock_step_ns();
 	int fd, err;
 
 	req = malloc(size);
@@ -151,7 +151,13 @@ static int run_client(uint64_t cid, uint64_t port, uint64_t size, uint64_t count
 	printf("Payload %llu bytes, %llu round trips (+%llu warm-up)\n",
 	       (unsigned long long)size, (unsigned long long)count,
 	       (unsigned long long)warmup);
+	printf("clock step: %llu ns\n", (unsigned long long)step);
 	fflush(stdout);
+	/* Not fatal (the counts are still right), but say it loudly: a
+	 * jiffies clocksource turns every RTT into 0 or one tick. */
+	if (!step || step > BENCH_CLOCK_STEP_OK_NS)
+		fprintf(stderr, PROG ": warning: CLOCK_MONOTONIC moves in steps of %llu ns: RTTs are quantized to it\n",
+			(unsigned long long)step);
 
 	for (i = 0; i < warmup + count; i++) {
 		uint64_t t0 = bench_now_ns(), t1;
@@ -209,6 +215,7 @@ static int run_client(uint64_t cid, uint64_t port, uint64_t size, uint64_t count
 		bench_json_double(&j, "rtt_us_p99", p99);
 		bench_json_double(&j, "rtt_us_min", lo);
 		bench_json_double(&j, "rtt_us_max", hi);
+		bench_json_u64(&j, "clock_step_ns", step);
 		if (have_cpu)
 			bench_json_i64(&j, "cpu", (int64_t)cpu);
 		bench_json_end(&j);

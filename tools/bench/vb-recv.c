@@ -66,7 +66,7 @@ int main(int argc, char **argv)
 	};
 	uint64_t port = 1234, recv_size = 64 << 10, buf_size = 0, lowat = 0;
 	uint64_t vsk_size = 0, vsk_eff = 0, cpu = 0, expect = 0;
-	uint64_t total = 0, calls = 0, t_accept, t_first = 0, t_end;
+	uint64_t total = 0, calls = 0, t_accept, t_first = 0, t_end, clock_step;
 	int match = 0, have_cpu = 0, have_lowat = 0, have_expect = 0;
 	int lfd, fd, err, c;
 	struct bench_json j;
@@ -150,6 +150,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
+	/* measured before the run: it spins for a few clock steps */
+	clock_step = bench_clock_step_ns();
 	lfd = bench_vsock_listen((unsigned int)port, vsk_size);
 	if (lfd < 0) {
 		fprintf(stderr, PROG ": listen on port %llu: %s\n",
@@ -220,6 +222,7 @@ int main(int argc, char **argv)
 	printf("recv() calls: %llu\n", (unsigned long long)calls);
 	printf("average bytes per recv(): %f\n",
 	       calls ? (double)total / (double)calls : 0.0);
+	printf("clock step: %llu ns\n", (unsigned long long)clock_step);
 
 	bench_json_begin(&j, stdout);
 	bench_json_str(&j, "tool", PROG);
@@ -238,6 +241,7 @@ int main(int argc, char **argv)
 	bench_json_double(&j, "seconds_from_accept", (double)(t_end - t_accept) / 1e9);
 	bench_json_double(&j, "gbps", bench_gbps(total, t_end - t_first));
 	bench_json_double(&j, "gbps_from_accept", bench_gbps(total, t_end - t_accept));
+	bench_json_u64(&j, "clock_step_ns", clock_step);
 	if (have_cpu)
 		bench_json_i64(&j, "cpu", (int64_t)cpu);
 	bench_json_end(&j);

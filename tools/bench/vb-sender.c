@@ -62,7 +62,7 @@ int main(int argc, char **argv)
 	};
 	uint64_t cid = 0, port = 1234, bytes = 64ULL << 20, buf_size = 128 << 10;
 	uint64_t vsk_size = 0, vsk_eff = 0, cpu = 0, calls = 0, ns_send = 0;
-	uint64_t sent = 0, t0, t1;
+	uint64_t sent = 0, t0, t1, clock_step;
 	double retry = 5.0;
 	int have_cid = 0, have_cpu = 0, fd, err, c;
 	struct bench_json j;
@@ -159,6 +159,8 @@ int main(int argc, char **argv)
 	printf("vsock buffer %llu bytes\n", (unsigned long long)vsk_eff);
 	fflush(stdout);
 
+	/* measured before the run: it spins for a few clock steps */
+	clock_step = bench_clock_step_ns();
 	t0 = bench_now_ns();
 	while (sent < bytes) {
 		size_t n = bytes - sent < buf_size ? (size_t)(bytes - sent) : buf_size;
@@ -183,6 +185,7 @@ int main(int argc, char **argv)
 	printf("total time in tx loop: %f sec\n", (double)(t1 - t0) / 1e9);
 	printf("time in 'send()': %f sec\n", (double)ns_send / 1e9);
 	printf("send() calls: %llu\n", (unsigned long long)calls);
+	printf("clock step: %llu ns\n", (unsigned long long)clock_step);
 
 	bench_json_begin(&j, stdout);
 	bench_json_str(&j, "tool", PROG);
@@ -198,6 +201,7 @@ int main(int argc, char **argv)
 	bench_json_double(&j, "seconds_in_send", (double)ns_send / 1e9);
 	bench_json_double(&j, "gbps_loop", bench_gbps(sent, t1 - t0));
 	bench_json_double(&j, "gbps_in_send", bench_gbps(sent, ns_send));
+	bench_json_u64(&j, "clock_step_ns", clock_step);
 	if (have_cpu)
 		bench_json_i64(&j, "cpu", (int64_t)cpu);
 	bench_json_end(&j);

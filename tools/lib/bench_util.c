@@ -124,6 +124,38 @@ uint64_t bench_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+/* Next clock value different from t; 0 after too many reads. */
+static uint64_t next_tick(uint64_t t)
+{
+	unsigned long i;
+	uint64_t n;
+
+	/* 2^26 reads: seconds even for a slow emulated clock read, far
+	 * beyond any tick */
+	for (i = 0; i < (1UL << 26); i++) {
+		n = bench_now_ns();
+		if (n != t)
+			return n;
+	}
+	return 0;
+}
+
+uint64_t bench_clock_step_ns(void)
+{
+	uint64_t best = 0, a, b;
+	int k;
+
+	for (k = 0; k < 3; k++) {
+		a = next_tick(bench_now_ns());
+		b = a ? next_tick(a) : 0;
+		if (!b)
+			return 0;
+		if (!best || b - a < best)
+			best = b - a;
+	}
+	return best;
+}
+
 double bench_gbps(uint64_t bytes, uint64_t ns)
 {
 	if (!ns)

@@ -36,6 +36,21 @@ const char *bench_size_label(uint64_t v, char *buf, size_t len);
 /* CLOCK_MONOTONIC in ns. */
 uint64_t bench_now_ns(void);
 
+/*
+ * Smallest step CLOCK_MONOTONIC actually takes, measured: read the clock
+ * until it changes, twice, and keep the second difference (the first one
+ * starts mid-step); the minimum of three tries.  Tens of ns on a TSC
+ * clocksource; the tick (4 ms at HZ=250) when the kernel fell back to
+ * jiffies, as a guest without a usable TSC/HPET does: then durations are
+ * quantized and sub-ms latencies cannot be measured.  clock_getres() is
+ * no help here: it reports the hrtimer resolution (the tick whenever
+ * high-res mode is off, even on a TSC).  Spins for at most ~3 steps.
+ * Returns 0 if the clock never moved.
+ */
+uint64_t bench_clock_step_ns(void);
+/* Above this, timings of single round trips are meaningless. */
+#define BENCH_CLOCK_STEP_OK_NS	1000
+
 /* bytes * 8 / ns = Gbit/s (10^9 bits); 0 when ns == 0. */
 double bench_gbps(uint64_t bytes, uint64_t ns);
 
