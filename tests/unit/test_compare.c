@@ -479,6 +479,32 @@ static void test_usage_errors(void **state)
 	cap_free(&c);
 }
 
+/* cpu-clock on both sides: the cost row is relabelled, never mixed. */
+static void test_cpu_clock_unit(void **state)
+{
+	struct captured c;
+	json_t *root, *m;
+
+	(void)state;
+	c = run("--json", P.cpuclock, P.cpuclock, NULL);
+	assert_int_equal(c.rc, 0);
+	root = parse_out(&c);
+	assert_string_equal(json_string_value(json_object_get(root, "cost_unit")),
+			    "cpu-clock-ns");
+	m = metric(root, "ns_per_byte");
+	/* 30,000,000 ns / 1,024,000 bytes */
+	assert_near(num(m, "base"), 30000000.0 / 1024000.0, 1e-9);
+	assert_near(num(m, "change_pct"), 0.0, 1e-12);
+	assert_string_equal(json_string_value(json_object_get(m, "unit")), "ns/B");
+	json_decref(root);
+	cap_free(&c);
+	c = run(P.cpuclock, P.cpuclock, NULL);
+	assert_int_equal(c.rc, 0);
+	assert_non_null(strstr(c.out, "ns/byte (cpu-clock)"));
+	assert_null(strstr(c.out, "cycles per byte"));
+	cap_free(&c);
+}
+
 static void test_seed_and_level(void **state)
 {
 	struct captured a, b;
@@ -518,6 +544,7 @@ int main(void)
 		cmocka_unit_test(test_single_pair),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_usage_errors),
+		cmocka_unit_test(test_cpu_clock_unit),
 		cmocka_unit_test(test_seed_and_level),
 	};
 
