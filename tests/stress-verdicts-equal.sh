@@ -6,7 +6,7 @@
 [ $# -eq 2 ] || { echo "usage: ${0##*/} A.json B.json" >&2; exit 2; }
 verdicts() {
 	jq -S '[.runs[] | {name, exit,
-		flows: [.result.flow[]? | {flow, recv, send, pattern, end, dir, verdict}]}]' "$1"
+		flows: [.result.flow[]? | {flow, recv, send, pattern, "end": .end, dir, verdict}]}]' "$1"
 }
 a=$(verdicts "$1") || { echo "${0##*/}: cannot read $1" >&2; exit 2; }
 b=$(verdicts "$2") || { echo "${0##*/}: cannot read $2" >&2; exit 2; }
