@@ -69,6 +69,7 @@ struct vb_hist {
 	X(KB_R_BYTES,	"kb_end_bytes",	"runs ended: byte bound")		\
 	X(KB_R_RESCHED,	"kb_end_resched", "runs ended: need_resched")		\
 	X(KB_R_RXQ,	"kb_end_rxq",	"runs ended: rx queue budget")		\
+	X(KB_R_OP,	"kb_end_op",	"runs ended: non-RW packet")		\
 	X(KB_R_OTHER,	"kb_end_other",	"runs ended: unknown reason code")	\
 	X(MAP_FULL,	"map_full",	"events lost because a map was full")
 
@@ -98,8 +99,12 @@ enum vb_hist_id {
 	VB_H_NR
 };
 
-/* rx_batch tracepoint end reasons (patched kernels, design §6.3). */
-#define VB_KB_REASON_NR		7
+/*
+ * rx_batch tracepoint end reasons: enum virtio_vsock_rx_batch_end of the
+ * series (QUEUE FLOW STATE PKTS BYTES RESCHED RXQ OP), mapped in order
+ * onto the VB_C_KB_R_* counters; anything else counts as OTHER.
+ */
+#define VB_KB_REASON_NR		8
 
 /* One aggregate: totals (per-CPU map, summed) and one per flow. */
 struct vb_stats {

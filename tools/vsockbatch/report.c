@@ -134,7 +134,8 @@ static void print_cpus(FILE *f, const struct vb_results *r)
 }
 
 static const char *const kb_reason_names[] = {
-	"queue", "flow", "state", "pkts", "bytes", "resched", "rxq", "other"
+	"queue", "flow", "state", "pkts", "bytes", "resched", "rxq", "op",
+	"other"
 };
 
 void vb_report_text(FILE *f, const struct vb_results *r, const char *name)
@@ -249,11 +250,12 @@ void vb_report_text(FILE *f, const struct vb_results *r, const char *name)
 				(unsigned long long)c[VB_C_KB_R_QUEUE + i]);
 		fprintf(f, "\n");
 	}
-	if (c[VB_C_MAP_FULL] || c[VB_C_EMPTY_WINDOWS] || c[VB_C_NESTED_LOCKS])
-		fprintf(f, "\n  anomalies: map full %llu, windows without a packet %llu, nested locks %llu\n",
+	fprintf(f, "\n  nested locks   %llu (a child socket locked inside its listener's window)\n",
+		(unsigned long long)c[VB_C_NESTED_LOCKS]);
+	if (c[VB_C_MAP_FULL] || c[VB_C_EMPTY_WINDOWS])
+		fprintf(f, "  anomalies: map full %llu, worker windows without a packet %llu\n",
 			(unsigned long long)c[VB_C_MAP_FULL],
-			(unsigned long long)c[VB_C_EMPTY_WINDOWS],
-			(unsigned long long)c[VB_C_NESTED_LOCKS]);
+			(unsigned long long)c[VB_C_EMPTY_WINDOWS]);
 
 	for (h = 0; h < VB_H_NR; h++) {
 		if (!vb_hist_total(r->totals.hist[h].slots, VB_MAX_SLOTS) &&

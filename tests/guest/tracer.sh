@@ -1,0 +1,203 @@
+#!/bin/sh
+# tracer.sh [check|overhead ROUNDS]: the vsockbatch tracer in a lab guest.
+#
+# check (default): vsock_perf at 64 B over loopback (CID 1) under
+#   `vsockbatch record`, then asserts on `vsockbatch report --json`:
+#   baseline kernel: every batch is 1 packet, data-ready runs inside the
+#     lock (0% deferred), about one lookup per packet;
+#   batched kernel: mean batch > 1, data-ready runs after the unlock,
+#     lookups per packet < 1, the rx_batch tracepoint was seen.
+#   The kernel mode comes from `vsockbatch probe` and must match $EXPECT
+#   when set (baseline|batched).  Also exercises `top -b`/`--json` live,
+#   report, and the error paths that need a real kernel.
+# overhead ROUNDS: ROUNDS pairs of the same 64 B transfer without and
+#   with `vsockbatch record` (order alternates), receiver Gbit/s of each
+#   to $RESULTS/tracer-overhead.json.
+#
+# Writes $RESULTS/tracer.json (results file), tracer-report.{txt,json},
+# tracer-top.{txt,jsonl}, probe.txt.
+out=${RESULTS:?}
+mode=${1:-check}
+port=1234
+fails=0
+
+say() { echo "tracer: $*"; }
+fail() { say "FAIL: $*"; fails=$((fails + 1)); }
+
+# metric FILE KEY: a top-level metric/total of report --json (4-space
+# indented "key": value lines; flows are indented deeper)
+metric() {
+	sed -n "s/^    \"$2\": \([^,]*\),\{0,1\}\$/\1/p" "$1" | head -n 1
+}
+
+# check EXPR DESCRIPTION: awk-evaluated numeric assertion
+check() {
+	if awk "BEGIN { exit !($1) }"; then
+		say "ok: $2 ($1)"
+	else
+		fail "$2 ($1)"
+	fi
+}
+
+field() { # field FILE 'label' -> first number after "label:"
+	sed -n "s/^$2: *\([0-9.]*\).*/\1/p" "$1" | head -n 1
+}
+
+start_receiver() { # start_receiver OUTFILE
+	vsock_perf --port "$port" --buf-size 64K >"$1" 2>&1 &
+	rpid=$!
+	sleep 1
+}
+
+sender() {
+	vsock_perf --sender 1 --port "$port" --bytes "${BYTES:-1M}" --buf-size 64
+}
+
+if [ "$mode" = overhead ]; then
+	rounds=${2:-3}
+	: >"$out/tracer-overhead.json"
+	i=0
+	while [ $i -lt "$rounds" ]; do
+		for traced in $( [ $((i % 2)) -eq 0 ] && echo "0 1" || echo "1 0"); do
+			start_receiver "$out/ovh.rx"
+			if [ "$traced" = 1 ]; then
+				vsockbatch record -o "$out/ovh.json" -- \
+					vsock_perf --sender 1 --port "$port" \
+					--bytes "${BYTES:-1M}" --buf-size 64 \
+					>"$out/ovh.tx" 2>&1 || fail "record round $i"
+			else
+				sender >"$out/ovh.tx" 2>&1 || fail "sender round $i"
+			fi
+			wait $rpid
+			rx=$(field "$out/ovh.rx" 'rx performance')
+			tx=$(field "$out/ovh.tx" 'tx performance')
+			printf '{"round":%d,"traced":%d,"rx_gbps":%s,"tx_gbps":%s}\n' \
+				"$i" "$traced" "${rx:-0}" "${tx:-0}" |
+				tee -a "$out/tracer-overhead.json"
+			port=$((port + 1))
+		done
+		i=$((i + 1))
+	done
+	awk -F'[:,}]' '{ s[$4] += $6; n[$4]++ }
+		END { if (n[0] && n[1]) printf "tracer: untraced %.6f Gbit/s, traced %.6f Gbit/s, overhead %.1f%%\n",
+			s[0]/n[0], s[1]/n[1], 100 * (1 - (s[1]/n[1]) / (s[0]/n[0])) }' \
+		"$out/tracer-overhead.json" | tee "$out/tracer-overhead.txt"
+	[ $fails -eq 0 ]
+	exit $?
+fi
+
+[ "$mode" = check ] || { echo "usage: tracer.sh [check|overhead ROUNDS]" >&2; exit 2; }
+
+# --- what does this kernel offer? -----------------------------------------
+cs=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)
+say "clocksource: ${cs:-unknown}"
+[ "$cs" = jiffies ] && fail "clocksource is jiffies: every time below reads 0 (4 ms steps)"
+vsockbatch probe >"$out/probe.txt" 2>&1 || fail "vsockbatch probe"
+cat "$out/probe.txt"
+kmode=$(sed -n '1s/^kernel [^:]*: \([a-z]*\) .*/\1/p' "$out/probe.txt")
+say "kernel mode: $kmode"
+if [ -n "${EXPECT:-}" ] && [ "$kmode" != "$EXPECT" ]; then
+	fail "kernel mode '$kmode', expected '$EXPECT'"
+fi
+grep -q 'vsock_loopback_work *use' "$out/probe.txt" ||
+	fail "vsock_loopback_work hook not in use (module BTF?)"
+
+# --- usage errors need no kernel, but check their exit codes here too ---
+vsockbatch record >/dev/null 2>&1; rc=$?
+check "$rc == 2" "record without -o exits 2"
+vsockbatch record -o /tmp/x.json -d abc >/dev/null 2>&1; rc=$?
+check "$rc == 2" "record -d abc exits 2"
+echo '{"format":"vsockbatch-results","version":' >/tmp/trunc.json
+vsockbatch report /tmp/trunc.json 2>/tmp/err.txt; rc=$?
+check "$rc == 2" "report of a truncated file exits 2"
+grep -q truncated /tmp/err.txt || fail "truncated file: reason '$(cat /tmp/err.txt)'"
+
+# --- the traced 64 B transfer ---------------------------------------------
+start_receiver "$out/tracer.rx"
+vsockbatch record -o "$out/tracer.json" --label payload=64 \
+	--label receiver=vsock_perf --label kernel="$kmode" -- \
+	vsock_perf --sender 1 --port "$port" --bytes 1M --buf-size 64 \
+	>"$out/tracer.tx" 2>"$out/tracer.err"
+rc=$?
+cat "$out/tracer.err"
+check "$rc == 0" "record exit status"
+wait $rpid || fail "receiver"
+port=$((port + 1))
+got=$(field "$out/tracer.rx" 'total bytes received')
+check "${got:-0} == 1048576" "receiver got 1 MiB"
+
+vsockbatch report "$out/tracer.json" >"$out/tracer-report.txt" 2>&1 ||
+	fail "report"
+vsockbatch report --json "$out/tracer.json" >"$out/tracer-report.json" ||
+	fail "report --json"
+cat "$out/tracer-report.txt"
+j=$out/tracer-report.json
+
+pkts=$(metric "$j" pkts)
+rw=$(metric "$j" rw_pkts)
+batches=$(metric "$j" batches)
+mean=$(metric "$j" mean_batch_pkts)
+defer=$(metric "$j" pct_deferred)
+drin=$(metric "$j" dr_inside)
+drafter=$(metric "$j" dr_after)
+lookups=$(metric "$j" lookups_per_pkt)
+kbruns=$(metric "$j" kb_runs)
+mapfull=$(metric "$j" map_full)
+empty=$(metric "$j" empty_windows)
+holdp50=$(metric "$j" hold_p50_ns)
+say "pkts=$pkts rw=$rw batches=$batches mean=$mean deferred=$defer% dr_in=$drin dr_after=$drafter lookups/pkt=$lookups kb_runs=$kbruns hold_p50=$holdp50"
+
+# 1 MiB in 64 B sends = 16384 RW packets, all seen
+check "${rw:-0} >= 16384" "all 16384 data packets seen"
+check "${batches:-0} > 0" "batches recorded"
+check "${mapfull:-1} == 0" "no map overflow"
+check "${empty:-1} == 0" "every worker lock window had its packet"
+check "${holdp50:-0} > 0" "lock hold time measured"
+grep -q '"mode": "'"$kmode"'"' "$j" || fail "report mode differs from probe"
+
+case $kmode in
+baseline)
+	check "$mean == 1" "baseline: batch length is 1"
+	check "${drin:-0} > 0 && ${drafter:-1} == 0" "baseline: data-ready inside the lock only"
+	check "$defer == 0" "baseline: 0% deferred"
+	check "$lookups >= 0.95" "baseline: about one lookup per packet"
+	;;
+batched)
+	check "$mean > 1" "batched: mean batch length > 1"
+	check "${drafter:-0} > 0 && ${drin:-1} == 0" "batched: data-ready after the unlock only"
+	check "$defer == 100" "batched: 100% deferred"
+	check "$lookups < 1" "batched: lookups per packet < 1"
+	check "${kbruns:-0} > 0" "batched: rx_batch tracepoint events"
+	;;
+*)
+	fail "unknown kernel mode '$kmode'"
+	;;
+esac
+
+# --- top, live, while traffic flows ----------------------------------------
+vsockbatch top -b -i 1 -n 6 >"$out/tracer-top.txt" 2>&1 &
+tpid=$!
+n=0	# the first frame is printed once the tracer is attached
+while [ $n -lt 60 ] && ! grep -q "^vsockbatch top" "$out/tracer-top.txt"; do
+	sleep 0.5
+	n=$((n + 1))
+done
+start_receiver "$out/top.rx"
+BYTES=256K sender >"$out/top.tx" 2>&1 || fail "sender under top"
+wait $rpid
+wait $tpid || fail "top -b"
+cat "$out/tracer-top.txt"
+grep -q "^vsockbatch top - live" "$out/tracer-top.txt" || fail "top -b: no header"
+grep -q "kernel .* $kmode" "$out/tracer-top.txt" || fail "top -b: no kernel mode"
+grep -q "^1:[0-9]* *1:$port " "$out/tracer-top.txt" ||
+	fail "top -b: no live row for the flow to 1:$port"
+vsockbatch top --json -i 1 -n 1 >"$out/tracer-top.jsonl" 2>&1 || fail "top --json"
+[ "$(grep -c '^{' "$out/tracer-top.jsonl")" -eq 1 ] || fail "top --json: not one line"
+port=$((port + 1))
+vsockbatch top -b --replay "$out/tracer.json" >"$out/tracer-replay.txt" ||
+	fail "top --replay"
+grep -q "^1:[0-9]* *1:1234 " "$out/tracer-replay.txt" ||
+	fail "replay: no row for the 1:* -> 1:1234 flow"
+
+say "$fails failure(s)"
+[ $fails -eq 0 ]
