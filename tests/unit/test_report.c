@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests for `vsockbatch report` and `vsockbatch top --replay`:
+ * rendered text and JSON from a results file with known numbers
+ * (tests/unit/tracer_fixture.h), the cost unit labelling (cycles vs
+ * cpu-clock), and the exit codes for bad input.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "../../tools/vsockbatch/commands.h"
+#include "../../tools/vsockbatch/report.h"
+#include "../../tools/vsockbatch/top.h"
+#include "tracer_fixture.h"
+
+static char tmpdir[] = "/tmp/vb-test-report-XXXXXX";
+
+static int setup(void **state)
+{
+	(void)state;
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static char *write_fixture(const char *name, bool batched,
+			   enum vb_cost_unit unit)
+{
+	struct vb_results r;
+	char err[256], *path;
+
+	assert_true(asprintf(&path, "%s/%s", tmpdir, name) > 0);
+	fixture_results(&r, batched, unit);
+	assert_int_equal(vb_results_save(path, &r, err, sizeof(err)), 0);
+	vb_results_free(&r);
+	return path;
+}
+
+/* Run a command with stdout and stderr captured; returns exit status. */
+static int run(int (*fn)(int, char **), char **out, char **errout, int argc,
+	       ...)
+{
+	char *argv[16], opath[128], epath[128];
+	int ofd, efd, saved_out, saved_err, rc, i;
+	va_list ap;
+	FILE *f;
+	long n;
+
+	va_start(ap, argc);
+	for (i = 0; i < argc; i++)
+		argv[i] = va_arg(ap, char *);
+	va_end(ap);
+	argv[argc] = NULL;
+	snprintf(opath, sizeof(opath), "%s/stdout", tmpdir);
+	snprintf(epath, sizeof(epath), "%s/stderr", tmpdir);
+	fflush(stdout);
+	fflush(stderr);
+	ofd = open(opath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	efd = open(epath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	saved_out = dup(1);
+	saved_err = dup(2);
+	dup2(ofd, 1);
+	dup2(efd, 2);
+	rc = fn(argc, argv);
+	fflush(stdout);
+	fflush(stderr);
+	dup2(saved_out, 1);
+	dup2(saved_err, 2);
+	close(saved_out);
+	close(saved_err);
+	close(ofd);
+	close(efd);
+	for (i = 0; i < 2; i++) {
+		char **dst = i ? errout : out;
+
+		f = fopen(i ? epath : opath, "r");
+		assert_non_null(f);
+		fseek(f, 0, SEEK_END);
+		n = ftell(f);
+		rewind(f);
+		*dst = calloc(1, (size_t)n + 1);
+		assert_int_equal(fread(*dst, 1, (size_t)n, f), (size_t)n);
+		fclose(f);
+	}
+	return rc;
+}
+
+static void expect_in(const char *text, const char *want)
+{
+	if (!strstr(text, want)) {
+		print_error("missing \"%s\" in:\n%s\n", want, text);
+		fail();
+	}
+}
+
+static void test_report_text_batched(void **state)
+{
+	char *path = write_fixture("b.json", true, VB_COST_CPU_CLOCK_NS);
+	char *out, *err;
+
+	(void)state;
+	assert_int_equal(run(cmd_report, &out, &err, 2, "report", path), 0);
+	assert_string_equal(err, "");
+	expect_in(out, "kernel 6.12.117, batched (kallsyms: virtio_transport_rx_batch_recv present)");
+	expect_in(out, "labels: payload=64 kernel=patched");
+	expect_in(out, "  packets        1000 (data 1000, control 0, no socket 0), 64000 bytes\n");
+	expect_in(out, "  batches        250, mean 4.00 packets / 256 bytes;");
+	expect_in(out, "  data-ready     0 inside the lock, 250 after unlock (100.0% deferred), 1.00 per batch\n");
+	expect_in(out, "  lookups                       0.250       4096.0\n");
+	/* no PMU: ns per byte, labelled, never "cycles/byte" */
+	expect_in(out, "3200000 cpu-clock-ns, 50.00 ns/byte (cpu-clock, no PMU)");
+	assert_null(strstr(out, "cycles/byte"));
+	expect_in(out, "note: no PMU");
+	expect_in(out, "ends: queue 50 flow 200 state 0");
+	/* histogram in bcc style */
+	expect_in(out, "lock hold time per batch (ns)\n");
+	expect_in(out, "      2048 -> 4095       : 250      |****************************************|\n");
+	/* flow table, biggest flow first */
+	expect_in(out, "  1:1025         1:1234              1000      64000      250   4.00");
+	assert_true(strstr(out, "1:1025") < strstr(out, "2:5000"));
+	free(out);
+	free(err);
+	free(path);
+}
+
+static void test_report_text_cycles(void **state)
+{
+	char *path = write_fixture("c.json", false, VB_COST_CYCLES);
+	char *out, *err;
+
+	(void)state;
+	assert_int_equal(run(cmd_report, &out, &err, 2, "report", path), 0);
+	expect_in(out, "3200000 cycles, 50.00 cycles/byte");
+	assert_null(strstr(out, "cpu-clock"));
+	expect_in(out, "  data-ready     1000 inside the lock, 0 after unlock (0.0% deferred)");
+	/* baseline: no rx_batch section */
+	assert_null(strstr(out, "Kernel runs"));
+	free(out);
+	free(err);
+	free(path);
+}
+
+static void test_report_json(void **state)
+{
+	char *path = write_fixture("j.json", true, VB_COST_CPU_CLOCK_NS);
+	char *out, *err;
+
+	(void)state;
+	assert_int_equal(run(cmd_report, &out, &err, 3, "report", "--json", path), 0);
+	/* one key per line, 4-space indented metrics (the guest test greps these) */
+	expect_in(out, "\n    \"mean_batch_pkts\": 4.0,\n");
+	expect_in(out, "\n    \"pct_deferred\": 100.0,\n");
+	expect_in(out, "\n    \"lookups_per_pkt\": 0.25,\n");
+	expect_in(out, "\n    \"dr_after\": 250,\n");
+	expect_in(out, "\"per_byte_unit\": \"cpu-clock-ns/byte\"");
+	expect_in(out, "\"mode\": \"batched\"");
+	/* undefined metric is null, not NaN */
+	expect_in(out, "\"user_wait_p99_ns\": null");
+	assert_null(strstr(out, "nan"));
+	free(out);
+	free(err);
+	free(path);
+}
+
+static void test_report_bad_input(void **state)
+{
+	char *out, *err, path[160];
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(run(cmd_report, &out, &err, 1, "report"), 2);
+	expect_in(err, "expected exactly one results FILE");
+	free(out);
+	free(err);
+	assert_int_equal(run(cmd_report, &out, &err, 3, "report", "--bogus", "x"), 2);
+	free(out);
+	free(err);
+	assert_int_equal(run(cmd_report, &out, &err, 2, "report", "/nonexistent.json"), 1);
+	expect_in(err, "No such file");
+	free(out);
+	free(err);
+
+	snprintf(path, sizeof(path), "%s/trunc.json", tmpdir);
+	f = fopen(path, "w");
+	fputs("{\"format\": \"vsockbatch-results\", \"version\": 1, \"tool\": ", f);
+	fclose(f);
+	assert_int_equal(run(cmd_report, &out, &err, 2, "report", path), 2);
+	expect_in(err, "truncated");
+	assert_string_equal(out, "");
+	/* exactly one line of reason */
+	assert_int_equal(strchr(err, '\n') - err + 1, (long)strlen(err));
+	free(out);
+	free(err);
+
+	f = fopen(path, "w");
+	fputs("{\"format\": \"vsockbatch-results\", \"version\": 7}", f);
+	fclose(f);
+	assert_int_equal(run(cmd_report, &out, &err, 2, "report", path), 2);
+	expect_in(err, "unsupported results version 7");
+	free(out);
+	free(err);
+
+	assert_int_equal(run(cmd_report, &out, &err, 2, "report", "--help"), 0);
+	expect_in(out, "Usage: vsockbatch report FILE [--json]");
+	free(out);
+	free(err);
+}
+
+static void test_top_replay_text(void **state)
+{
+	char *path = write_fixture("t.json", true, VB_COST_CYCLES);
+	char *out, *err;
+
+	(void)state;
+	assert_int_equal(run(cmd_top, &out, &err, 4, "top", "-b", "--replay", path), 0);
+	assert_string_equal(err, "");
+	expect_in(out, "vsockbatch top - replay 2.0s | kernel 6.12.117 batched | sort pkts/s");
+	/* 1000 pkts / 2 s, 64000 B / 2 s, 250 batches / 2 s */
+	expect_in(out, "total: 500 pkts/s  0.032 MB/s  125 batches/s  4.00 pkts/batch  hold p50 3.1us p99 4.1us\n");
+	expect_in(out, "data-ready/batch 1.00  deferred 100%  lookups/pkt 0.25 | cpu (2): 1.60M cycles/s, 50.0 cycles/B\n");
+	expect_in(out, "SRC           DST             PKTS/s     MB/s  BATCH/s  PKT/B  HOLDp50  HOLDp99  DR/B %DEF\n");
+	expect_in(out, "1:1025        1:1234             500    0.032      125   4.00    3.1us    4.1us  1.00  100\n");
+	expect_in(out, "2:5000        3:80                 2    0.000        0      -        -        -     -    -\n");
+	assert_true(strstr(out, "1:1025") < strstr(out, "2:5000"));
+	free(out);
+	free(err);
+
+	/* reverse sort puts the small flow first */
+	assert_int_equal(run(cmd_top, &out, &err, 5, "top", "-b", "-R", "--replay", path), 0);
+	assert_true(strstr(out, "2:5000") < strstr(out, "1:1025"));
+	expect_in(out, "sort pkts/s (rev)");
+	free(out);
+	free(err);
+
+	/* sort by %deferred: the flow without batches sorts last */
+	assert_int_equal(run(cmd_top, &out, &err, 6, "top", "-b", "-s", "deferred", "--replay", path), 0);
+	expect_in(out, "sort %deferred");
+	assert_true(strstr(out, "1:1025") < strstr(out, "2:5000"));
+	free(out);
+	free(err);
+	free(path);
+}
+
+static void test_top_replay_json_and_errors(void **state)
+{
+	char *path = write_fixture("tj.json", false, VB_COST_CPU_CLOCK_NS);
+	char *out, *err, *nl;
+
+	(void)state;
+	assert_int_equal(run(cmd_top, &out, &err, 4, "top", "--json", "--replay", path), 0);
+	nl = strchr(out, '\n');
+	assert_non_null(nl);
+	assert_int_equal(nl[1], 0);	/* exactly one line */
+	expect_in(out, "\"source\":\"replay\"");
+	expect_in(out, "\"mode\":\"baseline\"");
+	expect_in(out, "\"unit\":\"cpu-clock-ns\"");
+	expect_in(out, "\"pkts_per_batch\":1.0");
+	expect_in(out, "\"pkts_per_batch\":null");	/* control-only flow */
+	free(out);
+	free(err);
+
+	/* full-screen mode needs a terminal: refused with a reason */
+	assert_int_equal(run(cmd_top, &out, &err, 3, "top", "--replay", path), 2);
+	expect_in(err, "not a terminal");
+	free(out);
+	free(err);
+	assert_int_equal(run(cmd_top, &out, &err, 5, "top", "-b", "--json", "--replay", path), 2);
+	free(out);
+	free(err);
+	assert_int_equal(run(cmd_top, &out, &err, 4, "top", "-b", "-s", "colour"), 2);
+	expect_in(err, "unknown sort key 'colour'");
+	free(out);
+	free(err);
+	assert_int_equal(run(cmd_top, &out, &err, 4, "top", "-b", "-i", "0"), 2);
+	expect_in(err, "invalid interval");
+	free(out);
+	free(err);
+	assert_int_equal(run(cmd_top, &out, &err, 4, "top", "-b", "--replay", "/nonexistent"), 1);
+	free(out);
+	free(err);
+	free(path);
+}
+
+static void test_top_frame_build(void **state)
+{
+	struct vb_top_frame f;
+	struct vb_results r;
+
+	(void)state;
+	fixture_results(&r, true, VB_COST_CYCLES);
+	assert_int_equal(vb_top_frame_build(&f, &r, 2.0, 3200000, true), 0);
+	assert_int_equal(f.nrows, 2);
+	assert_true(fabs(f.total.pkts_s - 500) < 1e-9);
+	assert_true(fabs(f.total.mean_batch - 4) < 1e-9);
+	assert_true(fabs(f.cost_per_s - 1.6e6) < 1e-6);
+	assert_true(fabs(f.cost_per_byte - 50) < 1e-9);
+	vb_top_frame_sort(&f, VB_SORT_HOLD_P99, false);
+	assert_int_equal(f.rows[0].key.src_port, 1025);
+	vb_top_frame_sort(&f, VB_SORT_HOLD_P99, true);
+	assert_int_equal(f.rows[0].key.src_port, 5000);
+	vb_top_frame_free(&f);
+	/* a flow with nothing in the interval is not shown */
+	memset(&r.flows[1].agg, 0, sizeof(r.flows[1].agg));
+	assert_int_equal(vb_top_frame_build(&f, &r, 1.0, 0, false), 0);
+	assert_int_equal(f.nrows, 1);
+	assert_false(f.cost_measured);
+	vb_top_frame_free(&f);
+	vb_results_free(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_report_text_batched),
+		cmocka_unit_test(test_report_text_cycles),
+		cmocka_unit_test(test_report_json),
+		cmocka_unit_test(test_report_bad_input),
+		cmocka_unit_test(test_top_replay_text),
+		cmocka_unit_test(test_top_replay_json_and_errors),
+		cmocka_unit_test(test_top_frame_build),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
