@@ -224,7 +224,8 @@ static void flow_config(unsigned int i, struct flow_cfg *c)
 	c->buf = bufs[(i / 3) % 4];
 	c->rsize = rsizes[i % 5];
 	c->lowat = 0;
-	if (c->recv == RK_LOWAT) {
+	/* poll receivers always, epoll (edge-triggered) ones every other time */
+	if (c->recv == RK_LOWAT || (c->recv == RK_EPOLL && (i / 3) % 2)) {
 		c->lowat = lowats[(i / 3) % 3];
 		if (c->lowat > c->buf / 4)
 			c->lowat = c->buf / 4;
@@ -626,6 +627,53 @@ static void timeout_msg(struct rstate *rs, const char *waited_in)
 		 f->cfg.end == END_ABORT ? "sender-reset" : "complete", avail);
 }
 
+/* The wait said readable, yet a read right after it found nothing. */
+static ssize_t readiness_lie(struct rstate *rs, const char *how,
+			     unsigned int revents)
+{
+	struct flow *f = rs->f;
+
+	snprintf(f->recv_msg, sizeof(f->recv_msg),
+		 "receiver: %s reported readable (events 0x%x) but the read "
+		 "right after it found nothing (EAGAIN) after %" PRIu64
+		 " bytes", how, revents, atomic_load(&f->rcvd));
+	return -EPROTO;
+}
+
+/*
+ * The read right after a wait that reported POLLIN/EPOLLIN returned @r:
+ * with SO_RCVLOWAT set, readable means at least SO_RCVLOWAT bytes (or the
+ * peer is done, and then everything it sent is already queued), so a
+ * shorter read is a watermark violation.  Only vsock honours the watermark
+ * in poll; with --duration the stream length is not known in advance.
+ */
+static ssize_t lowat_check(struct rstate *rs, const char *how,
+			   unsigned int revents, ssize_t r, size_t want)
+{
+	struct flow *f = rs->f;
+	const struct flow_cfg *c = &f->cfg;
+	uint64_t rcvd = atomic_load(&f->rcvd);
+	uint64_t left = (c->end == END_ABORT ? c->cut : opt.bytes) - rcvd;
+	uint64_t need = c->lowat;
+
+	if (!c->lowat || opt.tr != TR_VSOCK || opt.duration > 0 || r <= 0)
+		return r;
+	if (c->end == END_RCVCLOSE)
+		left = want;	/* the sender never stops first */
+	if (need > want)
+		need = want;
+	if (need > left)
+		need = left;
+	if ((uint64_t)r >= need)
+		return r;
+	snprintf(f->recv_msg, sizeof(f->recv_msg),
+		 "receiver: SO_RCVLOWAT=%u violated: %s said readable (events "
+		 "0x%x) but only %zd bytes were there after %" PRIu64
+		 " bytes (%" PRIu64 " more expected)", c->lowat, how, revents,
+		 r, rcvd, left);
+	return -EPROTO;
+}
+
 /*
  * One read by the flow's receiver kind: > 0 bytes, 0 EOF, -errno;
  * -ETIMEDOUT (f->recv_msg set) when its wait gave up; -EPROTO (recv_msg
@@ -674,70 +722,48 @@ static ssize_t recv_some(struct rstate *rs, size_t want)
 			return -ETIMEDOUT;
 		}
 		r = recv(f->rfd, rs->buf, want, MSG_DONTWAIT);
-		if (r < 0 && errno == EAGAIN) {
-			snprintf(f->recv_msg, sizeof(f->recv_msg),
-				 "receiver: poll() returned revents 0x%x but "
-				 "read() found nothing (EAGAIN) after %" PRIu64
-				 " bytes", p.revents, atomic_load(&f->rcvd));
-			return -EPROTO;
-		}
+		if (r < 0 && errno == EAGAIN && (p.revents & POLLIN))
+			return readiness_lie(rs, "poll()", p.revents);
 		if (r < 0)
 			return -errno;
-		/*
-		 * POLLIN means >= SO_RCVLOWAT bytes (or the peer is done and
-		 * everything it sent is queued).  Only vsock honours the
-		 * watermark in poll(); AF_UNIX does not.
-		 */
-		uint64_t rcvd = atomic_load(&f->rcvd);
-		uint64_t left = (c->end == END_ABORT ? c->cut : opt.bytes) - rcvd;
-		uint64_t need = c->lowat;
-
-		if (c->end == END_RCVCLOSE)
-			left = want;
-		if (need > want)
-			need = want;
-		if (need > left)
-			need = left;
-		if (opt.tr == TR_VSOCK && opt.duration <= 0 &&
-		    (p.revents & POLLIN) && r > 0 && (uint64_t)r < need) {
-			snprintf(f->recv_msg, sizeof(f->recv_msg),
-				 "receiver: SO_RCVLOWAT=%u violated: poll() "
-				 "said POLLIN (revents 0x%x) but only %zd bytes "
-				 "were readable after %" PRIu64 " bytes (%" PRIu64
-				 " more expected)", c->lowat, p.revents, r, rcvd,
-				 left);
-			return -EPROTO;
-		}
+		if (p.revents & POLLIN)
+			return lowat_check(rs, "poll()", p.revents, r, want);
 		return r;
 	}
 	case RK_EPOLL:
 	default:
 		for (;;) {
-			if (!rs->ep_armed) {
-				r = recv(f->rfd, rs->buf, want, MSG_DONTWAIT);
-				if (r >= 0)
-					return r;
-				if (errno == EINTR)
-					continue;
-				if (errno != EAGAIN)
-					return -errno;
-				rs->ep_armed = true;	/* drained: wait for an edge */
-			}
-			struct epoll_event ev;
-			int n;
+			uint32_t evs = 0;
 
-			atomic_store(&f->rwait, "epoll_wait(EPOLLIN|EPOLLET)");
-			n = epoll_wait(rs->ep, &ev, 1, stall_ms());
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n < 0)
-				return -errno;
-			f->waits++;
-			if (n == 0) {
-				timeout_msg(rs, "epoll_wait(EPOLLIN|EPOLLET)");
-				return -ETIMEDOUT;
+			if (rs->ep_armed) {
+				struct epoll_event ev;
+				int n;
+
+				atomic_store(&f->rwait, "epoll_wait(EPOLLIN|EPOLLET)");
+				n = epoll_wait(rs->ep, &ev, 1, stall_ms());
+				if (n < 0 && errno == EINTR)
+					continue;
+				if (n < 0)
+					return -errno;
+				f->waits++;
+				if (n == 0) {
+					timeout_msg(rs, "epoll_wait(EPOLLIN|EPOLLET)");
+					return -ETIMEDOUT;
+				}
+				evs = ev.events;
+				rs->ep_armed = false;
 			}
-			rs->ep_armed = false;
+			r = recv(f->rfd, rs->buf, want, MSG_DONTWAIT);
+			if (r >= 0)
+				return evs & EPOLLIN ?
+					lowat_check(rs, "epoll_wait()", evs, r, want) : r;
+			if (errno == EINTR)
+				continue;
+			if (errno != EAGAIN)
+				return -errno;
+			if (evs & EPOLLIN)
+				return readiness_lie(rs, "epoll_wait()", evs);
+			rs->ep_armed = true;	/* drained: wait for an edge */
 		}
 	}
 }
