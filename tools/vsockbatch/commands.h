@@ -14,6 +14,7 @@ int cmd_compare(int argc, char **argv);	/* compare.c */
 int cmd_top(int argc, char **argv);	/* top.c */
 int cmd_probe(int argc, char **argv);	/* probe_cmd.c: hook availability */
 int cmd_corecheck(int argc, char **argv); /* corecheck.c: CO-RE vs a BTF */
+int cmd_summarize(int argc, char **argv); /* summarize.c: experiment statistics */
 
 /* Exit statuses shared by every command. */
 #define VB_EXIT_OK	0

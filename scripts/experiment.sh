@@ -1,0 +1,303 @@
+#!/bin/bash
+# experiment.sh: the AB/BA experiment of the RX batching series (`make
+# experiment`), shaped like the cover letter's methodology, scaled for
+# QEMU TCG on a small shared machine.
+#
+#   scripts/experiment.sh [--quick] [--pairs N] [--payloads LIST]
+#                         [--label NAME] [--out DIR] [--scale N] [--cap SIZE]
+#                         [--rtt-count N] [--no-trace]
+#   scripts/experiment.sh --resummarize DIR
+#
+# Three kernel states (baseline, p1-3, patched; scripts/kernel-build.sh).
+# N rounds; each round boots one fresh guest per state (2 vCPUs) and runs
+# tests/guest/experiment-run.sh there; round i runs baseline, p1-3,
+# patched, round i+1 the reverse, so every comparison gets N pairs with
+# AB and BA alternating.  Per run: throughput with a fixed 64 KiB recv()
+# and with recv() size = write size, recv() counts, ping-pong RTT at 64 B,
+# 256 B and 4 KiB, and one traced transfer per payload (vsockbatch record).
+# Transfer size = payload * SCALE, at most CAP (the cover letter used
+# payload * 1 MiB capped at 2 GiB; TCG is ~100x slower).
+#
+# Default: 6 pairs, payloads 64 256 512 1K 4K 8K 16K 64K, SCALE 16384
+# (64 B -> 1 MiB), CAP 16M, 300 round trips per RTT size: 18 guest runs of
+# ~100-200 s each on a contended 2-core machine, 30-60 min (measured
+# times: results/<set>/README.md).  --quick: payloads 64 and 4K, tiny
+# transfers, one pair, RTT at 64 B only: ~3-5 min (make check / make lab).
+#
+# Output: results/<UTC date>-<label>/ (or --out DIR): manifest.json, one
+# directory per run (runs/rNN-STATE: console.log, samples.jsonl, raw/,
+# traced/, env.txt), summary.json, report.md, summary.txt (the headline
+# table), plots/*.{dat,svg,png}.  Progress (run k of R, elapsed, ETA) on
+# stderr.  Exit: 0 all runs and the summary fine; 1 a run or the summary
+# failed (everything that was measured is kept); 2 bad usage.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+usage() {
+	sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
+	exit 2
+}
+
+STATES=(baseline p1-3 patched)
+QUICK=0 PAIRS= PAYLOADS= LABEL= OUT= SCALE= CAP= RTT_COUNT= TRACE=1
+RESUM=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--quick) QUICK=1 ;;
+	--pairs) PAIRS=${2-}; shift ;;
+	--payloads) PAYLOADS=${2-}; shift ;;
+	--label) LABEL=${2-}; shift ;;
+	--out) OUT=${2-}; shift ;;
+	--scale) SCALE=${2-}; shift ;;
+	--cap) CAP=${2-}; shift ;;
+	--rtt-count) RTT_COUNT=${2-}; shift ;;
+	--no-trace) TRACE=0 ;;
+	--resummarize) RESUM=${2-}; shift ;;
+	-h|--help) usage ;;
+	*) echo "${0##*/}: unknown argument '$1'" >&2; usage ;;
+	esac
+	shift
+done
+
+# to_bytes SIZE: 64, 4K, 1M -> bytes; empty on a bad size
+to_bytes() {
+	case $1 in
+	*[!0-9KMG]*|''|[KMG]*) return ;;
+	*K) echo $((${1%K} * 1024)) ;;
+	*M) echo $((${1%M} * 1048576)) ;;
+	*G) echo $((${1%G} * 1073741824)) ;;
+	*) echo "$1" ;;
+	esac
+}
+
+VB=$VB_ROOT/build/vsockbatch
+command -v jq >/dev/null || die "jq missing (run make deps)"
+command -v gnuplot >/dev/null || die "gnuplot missing (run make deps)"
+[ -x "$VB" ] || die "$VB missing (run make)"
+
+# ---------------------------------------------------------------- plots
+plots() { # plots DIR
+	local d=$1/plots n i cols rows layout
+	[ -f "$d/tput-fixed.dat" ] || return 1
+	n=$(jq '.payloads | length' "$1/manifest.json")
+	cols=$(( n < 4 ? n : 4 ))
+	rows=$(( (n + cols - 1) / cols ))
+	layout="$rows,$cols"
+	for term in "svg size 900,600 dynamic font 'Sans,11'" \
+		    "pngcairo size 900,600 font 'Sans,10'"; do
+		ext=svg
+		[[ "$term" == png* ]] && ext=png
+		gnuplot 2>>"$d/gnuplot.log" <<GP || return 1
+set terminal $term
+set datafile missing "NaN"
+set key top left
+set grid
+set logscale x 2
+set xlabel "payload (bytes per send())"
+set format x "%.0b%BB"
+st1="${STATES[0]}"; st2="${STATES[1]}"; st3="${STATES[2]}"
+
+set output "$d/tput-fixed.$ext"
+set logscale y
+set ylabel "RX throughput (Gbit/s)"
+set title "RX throughput, 64 KiB recv(): mean and 95% t-interval over runs"
+plot for [i=0:2] "$d/tput-fixed.dat" using (\$1*(1+0.06*(i-1))):(column(2+3*i)):(column(3+3*i)):(column(4+3*i)) with yerrorlines title word(st1." ".st2." ".st3, i+1)
+
+set output "$d/tput-match.$ext"
+set title "RX throughput, recv() size = write size: mean and 95% t-interval"
+plot for [i=0:2] "$d/tput-match.dat" using (\$1*(1+0.06*(i-1))):(column(2+3*i)):(column(3+3*i)):(column(4+3*i)) with yerrorlines title word(st1." ".st2." ".st3, i+1)
+
+set output "$d/nsbyte.$ext"
+set ylabel "CPU cost per byte (cpu-clock ns/byte, traced run)"
+set title "CPU cost per received byte (no PMU under TCG: cpu-clock ns)"
+plot for [i=0:2] "$d/nsbyte.dat" using (\$1*(1+0.06*(i-1))):(column(2+3*i)):(column(3+3*i)):(column(4+3*i)) with yerrorlines title word(st1." ".st2." ".st3, i+1)
+
+set output "$d/change.$ext"
+unset logscale y
+set ylabel "throughput change (%)"
+set title "Paired change of 64 KiB-recv() throughput, 95% CI (t-interval on log ratios)"
+plot 0 notitle lc rgb "gray", \
+     for [i=0:2] "$d/change.dat" using (\$1*(1+0.06*(i-1))):(column(2+3*i)):(column(3+3*i)):(column(4+3*i)) with yerrorlines title word("baseline->patched baseline->p1-3 p1-3->patched", i+1)
+GP
+		for h in batch hold; do
+			gnuplot 2>>"$d/gnuplot.log" <<GP || return 1
+set terminal $term
+set output "$d/hist-$h.$ext"
+set datafile missing "NaN"
+set style fill solid 0.6 border -1
+set grid y
+set yrange [0:1]
+set xtics rotate by -45 font ",8"
+payloads = "$(jq -r '.payloads | map(tostring) | join(" ")' "$1/manifest.json")"
+set multiplot layout $layout title "$( [ $h = batch ] && echo 'Packets per batch (lock window)' || echo 'Lock hold time per batch (ns)'), share of batches, traced runs"
+set key top right font ",8" samplen 1
+do for [p=0:$((n - 1))] {
+	if (p > 0) { unset key }
+	set title sprintf("payload %s B", word(payloads, p+1))
+	plot "$d/hist-$h.dat" index p using (\$1-0.27):4:(0.27):xticlabels(gprintf("%.0b%B", \$2)) with boxes title "${STATES[0]}", \
+	     "" index p using (\$1):5:(0.27) with boxes title "${STATES[1]}", \
+	     "" index p using (\$1+0.27):6:(0.27) with boxes title "${STATES[2]}"
+}
+unset multiplot
+GP
+		done
+	done
+	return 0
+}
+
+summarize() { # summarize DIR: statistics, report, plots, headline
+	local dir=$1 rc=0
+	"$VB" summarize --allow-missing "$dir" >"$dir/summary.txt" 2>"$dir/summarize.err" || {
+		echo "${0##*/}: summarize failed: $(cat "$dir/summarize.err")" >&2
+		return 1
+	}
+	[ -s "$dir/summarize.err" ] && cat "$dir/summarize.err" >&2
+	plots "$dir" || { echo "${0##*/}: gnuplot failed: $(tail -n 3 "$dir/plots/gnuplot.log")" >&2; rc=1; }
+	cat "$dir/summary.txt"
+	return $rc
+}
+
+if [ -n "$RESUM" ]; then
+	[ -f "$RESUM/manifest.json" ] || { echo "${0##*/}: $RESUM/manifest.json not found" >&2; exit 2; }
+	summarize "$RESUM"
+	exit $?
+fi
+
+# ------------------------------------------------------------- settings
+if [ "$QUICK" = 1 ]; then
+	: "${PAIRS:=1}" "${PAYLOADS:=64 4K}" "${SCALE:=256}" "${CAP:=1M}"
+	: "${RTT_COUNT:=50}" "${LABEL:=quick}"
+	RTT_WANT="64" PP_WARMUP=5 RUN_TIMEOUT=300
+else
+	: "${PAIRS:=6}" "${PAYLOADS:=64 256 512 1K 4K 8K 16K 64K}"
+	: "${SCALE:=16384}" "${CAP:=16M}" "${RTT_COUNT:=300}" "${LABEL:=default}"
+	RTT_WANT="64 256 4096" PP_WARMUP=30 RUN_TIMEOUT=1200
+fi
+[[ "$PAIRS" =~ ^[1-9][0-9]*$ ]] || { echo "${0##*/}: --pairs needs a positive number, not '$PAIRS'" >&2; exit 2; }
+[[ "$SCALE" =~ ^[1-9][0-9]*$ ]] || { echo "${0##*/}: --scale needs a positive number, not '$SCALE'" >&2; exit 2; }
+[[ "$RTT_COUNT" =~ ^[1-9][0-9]*$ ]] || { echo "${0##*/}: --rtt-count needs a positive number, not '$RTT_COUNT'" >&2; exit 2; }
+[[ "$LABEL" =~ ^[A-Za-z0-9._-]+$ ]] || { echo "${0##*/}: --label may hold letters, digits, . _ - only" >&2; exit 2; }
+CAPB=$(to_bytes "$CAP")
+[ -n "$CAPB" ] && [ "$CAPB" -gt 0 ] || { echo "${0##*/}: bad --cap '$CAP'" >&2; exit 2; }
+PL=()
+for p in ${PAYLOADS//,/ }; do
+	b=$(to_bytes "$p")
+	[ -n "$b" ] && [ "$b" -gt 0 ] && [ "$b" -le $((1 << 20)) ] ||
+		{ echo "${0##*/}: bad payload '$p' (bytes, or with K/M; at most 1M)" >&2; exit 2; }
+	for q in "${PL[@]}"; do [ "$q" != "$b" ] || { echo "${0##*/}: payload $p given twice" >&2; exit 2; }; done
+	PL+=("$b")
+done
+[ ${#PL[@]} -gt 0 ] || { echo "${0##*/}: no payloads" >&2; exit 2; }
+# RTT sizes: those of 64, 256, 4096 that are payloads too (the summary
+# pairs values by payload).
+RTT=()
+for s in $RTT_WANT; do
+	for q in "${PL[@]}"; do [ "$q" = "$s" ] && RTT+=("$s"); done
+done
+
+DATE=$(date -u +%Y-%m-%d)
+[ -n "$OUT" ] || OUT=$VB_ROOT/results/$DATE-$LABEL
+if [ -e "$OUT" ] && [ -n "$(ls -A "$OUT" 2>/dev/null)" ]; then
+	echo "${0##*/}: $OUT exists and is not empty (choose --label or --out)" >&2
+	exit 2
+fi
+mkdir -p "$OUT/runs" || exit 1
+OUT=$(cd "$OUT" && pwd)
+
+# ----------------------------------------------------------- the kernels
+states_json='[]'
+declare -A KDIR
+for st in "${STATES[@]}"; do
+	log "kernel $st"
+	k=$("$VB_ROOT/scripts/kernel-build.sh" "$st") || die "$st: kernel build failed"
+	KDIR[$st]=$k
+	variant_spec "$st"
+	mapfile -t pp < <(series_patches)
+	[ "$VB_NPATCHES" = all ] || pp=("${pp[@]:0:$VB_NPATCHES}")
+	names=$(for f in "${pp[@]}"; do basename "$f"; done | jq -R . | jq -s -c .)
+	ver=$(file -b "$k/bzImage" | sed -n 's/.*version \([^,]*\).*/\1/p')
+	states_json=$(jq -c --arg n "$st" --arg d "$k" --arg h "${k##*-}" \
+		--arg v "$ver" --argjson p "$names" \
+		'. + [{name: $n, kernel_dir: $d, kernel_hash: $h, kernel_version: $v, patches: $p}]' \
+		<<<"$states_json")
+done
+
+started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+t0=$(date +%s)
+machine=$(jq -n --arg cpu "$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)" \
+	--arg ncpu "$(nproc)" --arg host "$(uname -sr)" \
+	--arg qemu "$(qemu-system-x86_64 --version | head -n 1)" \
+	--arg load "$(cut -d' ' -f1-3 /proc/loadavg)" \
+	--arg git "$(git -C "$VB_ROOT" rev-parse --short HEAD 2>/dev/null)$(git -C "$VB_ROOT" diff --quiet 2>/dev/null || echo '+dirty')" \
+	'{host_cpu: $cpu, host_cpus: ($ncpu|tonumber), host_kernel: $host, qemu: $qemu,
+	  accel: "tcg -cpu max (no KVM, no PMU)", guest_vcpus: 2, guest_mem_mb: 1024,
+	  transport: "vsock loopback (CID 1) inside one guest",
+	  loadavg_start: $load, repo_commit: $git}')
+cmd="scripts/experiment.sh"
+[ "$QUICK" = 1 ] && cmd+=" --quick"
+cmd+=" --pairs $PAIRS --payloads '${PAYLOADS//,/ }' --scale $SCALE --cap $CAP --rtt-count $RTT_COUNT"
+[ "$TRACE" = 1 ] || cmd+=" --no-trace"
+cmd+=" --label $LABEL"
+experiment=$(jq -n --argjson s "$SCALE" --argjson c "$CAPB" --argjson n "$RTT_COUNT" \
+	--argjson w "$PP_WARMUP" --argjson t "$TRACE" \
+	'{bytes_rule: "payload * scale, at most cap", scale: $s, cap_bytes: $c,
+	  receiver: "vb-recv pinned to vCPU 0 (blocking recv)", sender: "vb-sender pinned to vCPU 1",
+	  rtt_count: $n, rtt_warmup: $w, traced_run_per_payload: ($t == 1),
+	  order: "round i: baseline, p1-3, patched; round i+1 reversed"}')
+
+# ------------------------------------------------------------------ runs
+total=$((PAIRS * ${#STATES[@]}))
+runs_json='[]'
+k=0 failed=0
+fmt_t() { printf '%d:%02d' $(($1 / 60)) $(($1 % 60)); }
+log "$total guest runs ($PAIRS rounds x ${#STATES[@]} states), payloads ${PL[*]}, into $OUT"
+for ((r = 0; r < PAIRS; r++)); do
+	if ((r % 2 == 0)); then order=("${STATES[@]}"); else order=(); for ((i = ${#STATES[@]} - 1; i >= 0; i--)); do order+=("${STATES[$i]}"); done; fi
+	for ((pos = 0; pos < ${#order[@]}; pos++)); do
+		st=${order[$pos]}
+		k=$((k + 1))
+		now=$(($(date +%s) - t0))
+		eta=-
+		((k > 1)) && eta=$(fmt_t $((now * (total - k + 1) / (k - 1))))
+		echo "[experiment] run $k/$total: round $((r + 1))/$PAIRS, $st (position $((pos + 1))); elapsed $(fmt_t $now), ETA $eta" >&2
+		dir=$(printf 'runs/r%02d-%s' "$r" "$st")
+		rs=$(date +%s)
+		"$VB_ROOT/scripts/guest-run.sh" -K "${KDIR[$st]}" -s 2 -t "$RUN_TIMEOUT" \
+			-o "$OUT/$dir" -e "PAYLOADS=${PL[*]}" -e "SCALE=$SCALE" \
+			-e "CAP=$CAPB" -e "RTT_SIZES=${RTT[*]}" -e "PP_COUNT=$RTT_COUNT" \
+			-e "PP_WARMUP=$PP_WARMUP" -e "TRACE=$TRACE" -e "STATE=$st" \
+			"$VB_ROOT/tests/guest/experiment-run.sh" >/dev/null 2>"$OUT/$dir.err"
+		rc=$?
+		secs=$(($(date +%s) - rs))
+		if [ $rc -ne 0 ]; then
+			failed=$((failed + 1))
+			echo "[experiment]   $st failed (exit $rc, ${secs}s): $(tail -n 1 "$OUT/$dir.err")" >&2
+		else
+			echo "[experiment]   $st done in ${secs}s ($(wc -l <"$OUT/$dir/samples.jsonl") samples)" >&2
+			rm -f "$OUT/$dir.err"
+		fi
+		runs_json=$(jq -c --argjson r "$r" --argjson p "$pos" --arg s "$st" \
+			--arg d "$dir" --argjson c "$rc" --argjson t "$secs" \
+			'. + [{round: $r, pos: $p, state: $s, dir: $d, status: $c, seconds: $t}]' <<<"$runs_json")
+	done
+done
+elapsed=$(($(date +%s) - t0))
+log "all runs done in $(fmt_t $elapsed) ($failed failed)"
+
+jq -n --arg label "$LABEL" --arg date "$DATE" --argjson quick "$QUICK" \
+	--argjson pairs "$PAIRS" --arg cmd "$cmd" --argjson states "$states_json" \
+	--argjson machine "$machine" --argjson exp "$experiment" \
+	--argjson runs "$runs_json" --arg started "$started" \
+	--arg finished "$(date -u +%Y-%m-%dT%H:%M:%SZ)" --argjson el "$elapsed" \
+	--arg load "$(cut -d' ' -f1-3 /proc/loadavg)" \
+	--argjson payloads "$(printf '%s\n' "${PL[@]}" | jq -s -c .)" \
+	--argjson rtt "$(printf '%s\n' "${RTT[@]}" | jq -s -c 'map(select(. != null))')" \
+	'{label: $label, date: $date, quick: ($quick == 1), pairs: $pairs, command: $cmd,
+	  states: $states, machine: ($machine + {loadavg_end: $load}), experiment: $exp,
+	  payloads: $payloads, rtt_sizes: $rtt, started: $started, finished: $finished,
+	  elapsed_s: $el, runs: $runs}' >"$OUT/manifest.json" || die "cannot write the manifest"
+
+summarize "$OUT" || exit 1
+echo "results: $OUT (report.md, summary.json, plots/)"
+[ $failed -eq 0 ] || exit 1
+exit 0

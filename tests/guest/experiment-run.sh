@@ -1,0 +1,163 @@
+#!/bin/sh
+# experiment-run.sh - one run of the AB/BA experiment (scripts/experiment.sh)
+# on one kernel, in one fresh guest, over vsock loopback (CID 1).
+#
+# Environment (set by the host with guest-run.sh -e):
+#   PAYLOADS   write sizes in bytes, e.g. "64 256 4096"      (required)
+#   SCALE      transfer bytes per payload byte (bytes = payload * SCALE)
+#   CAP        upper bound of a transfer, bytes
+#   RTT_SIZES  ping-pong sizes in bytes (default "64 256 4096"; "" = none)
+#   PP_COUNT   timed round trips per size (default 500)
+#   PP_WARMUP  untimed round trips first (default 50)
+#   TRACE      1 (default): one extra traced run per payload
+#   STATE      kernel state name, stored as a label in traced files
+# The receiver (vb-recv, blocking recv()) is pinned to vCPU 0, the sender
+# (vb-sender) to vCPU 1; ping-pong server on vCPU 0, client on vCPU 1.
+#
+# Per payload: throughput with a fixed 64 KiB recv() size, throughput with
+# recv() size = write size ("matched"), then (after RTT) one transfer
+# under `vsockbatch record` (fixed 64 KiB receiver) - tracer overhead
+# makes its throughput a separate metric, never mixed with the untraced
+# ones.
+#
+# Output in $RESULTS:
+#   samples.jsonl  one {"payload":P,"metric":M,"value":V} line per number
+#   raw/           every program's full output (key: value lines + JSON)
+#   traced/P.json  vsockbatch results file per payload
+#   env.txt        kernel, CPUs, clocksource, interrupts, workqueues
+# Exit: 0 all measurements made, 1 one or more failed (the others are kept).
+out=${RESULTS:?}
+: "${PAYLOADS:?PAYLOADS not set}"
+SCALE=${SCALE:-32768}
+CAP=${CAP:-33554432}
+RTT_SIZES=${RTT_SIZES-64 256 4096}
+PP_COUNT=${PP_COUNT:-500}
+PP_WARMUP=${PP_WARMUP:-50}
+TRACE=${TRACE:-1}
+STATE=${STATE:-unknown}
+mkdir -p "$out/raw" "$out/traced" || exit 1
+samples=$out/samples.jsonl
+: >"$samples"
+fails=0
+port=3000
+
+say() { echo "experiment-run: $*"; }
+fail() { say "FAIL: $*"; fails=$((fails + 1)); }
+
+for n in $PAYLOADS $RTT_SIZES $SCALE $CAP $PP_COUNT $PP_WARMUP; do
+	case $n in ''|*[!0-9]*) say "bad number '$n'"; exit 2 ;; esac
+done
+
+# jval FILE TOOL KEY: KEY of the last JSON line of TOOL in FILE (flat
+# object of numbers and strings, as the bench programs print it)
+jval() {
+	grep "^{\"tool\":\"$2\"" "$1" | tail -n 1 |
+		sed -n "s/.*\"$3\":\"\{0,1\}\([^,\"}]*\)\"\{0,1\}[,}].*/\1/p"
+}
+
+# sample PAYLOAD METRIC VALUE: one line of samples.jsonl (numbers only)
+sample() {
+	case $3 in
+	''|*[!0-9.eE+-]*) fail "payload $1: $2: no number ('$3')"; return ;;
+	esac
+	printf '{"payload":%s,"metric":"%s","value":%s}\n' "$1" "$2" "$3" >>"$samples"
+}
+
+bytes_for() { # bytes_for PAYLOAD
+	b=$(($1 * SCALE))
+	[ "$b" -le "$CAP" ] || b=$CAP
+	echo "$b"
+}
+
+# stream NAME PAYLOAD TRACED RECV_ARGS...: one vb-recv + vb-sender transfer;
+# sets rx (receiver output file) or returns 1
+stream() {
+	name=$1 p=$2 traced=$3
+	shift 3
+	bytes=$(bytes_for "$p")
+	port=$((port + 1))
+	rx=$out/raw/$name.rx.out
+	tx=$out/raw/$name.tx.out
+	vb-recv --port $port --cpu 0 --expect-bytes "$bytes" "$@" >"$rx" 2>&1 &
+	rpid=$!
+	set -- vb-sender --cid 1 --port $port --bytes "$bytes" --buf-size "$p" \
+		--cpu 1 --retry 10
+	if [ "$traced" = 1 ]; then
+		set -- vsockbatch record -o "$out/traced/$p.json" \
+			--label "payload=$p" --label "state=$STATE" \
+			--label "bytes=$bytes" -- "$@"
+	fi
+	if ! "$@" >"$tx" 2>&1; then
+		fail "$name: sender side exited $?: $(tail -n 1 "$tx")"
+		kill $rpid 2>/dev/null
+		wait $rpid
+		return 1
+	fi
+	if ! wait $rpid; then
+		fail "$name: vb-recv failed: $(tail -n 1 "$rx")"
+		return 1
+	fi
+	return 0
+}
+
+{
+	echo "kernel: $(uname -r) $(uname -v)"
+	echo "state: $STATE"
+	echo "cpus: $(grep -c ^processor /proc/cpuinfo)"
+	echo "clocksource: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)"
+	echo "payloads: $PAYLOADS"
+	echo "scale: $SCALE cap: $CAP rtt: $RTT_SIZES x $PP_COUNT (+$PP_WARMUP warm-up)"
+	echo "trace: $TRACE"
+} >"$out/env.txt"
+say "$(uname -r), state $STATE, payloads: $PAYLOADS"
+
+for p in $PAYLOADS; do
+	if stream "fixed.$p" "$p" 0 --recv-size 64K --rcvlowat 1; then
+		sample "$p" tput_fixed_gbps "$(jval "$rx" vb-recv gbps)"
+		sample "$p" recv_calls_fixed "$(jval "$rx" vb-recv recv_calls)"
+	fi
+	if stream "match.$p" "$p" 0 --recv-size match --buf-size "$p"; then
+		sample "$p" tput_match_gbps "$(jval "$rx" vb-recv gbps)"
+		sample "$p" recv_calls_match "$(jval "$rx" vb-recv recv_calls)"
+	fi
+done
+
+for s in $RTT_SIZES; do
+	port=$((port + 1))
+	f=$out/raw/pp.$s
+	vb-pingpong --server --port $port --cpu 0 >"$f.server.out" 2>&1 &
+	spid=$!
+	if ! vb-pingpong --client 1 --port $port --size "$s" \
+	    --count "$PP_COUNT" --warmup "$PP_WARMUP" --cpu 1 \
+	    --retry 10 >"$f.client.out" 2>&1; then
+		fail "ping-pong $s: client exited $?: $(tail -n 1 "$f.client.out")"
+		kill $spid 2>/dev/null
+		wait $spid
+		continue
+	fi
+	wait $spid || fail "ping-pong $s: server failed"
+	for m in mean p50 p99; do
+		sample "$s" "rtt_${m}_us" "$(jval "$f.client.out" vb-pingpong rtt_us_$m)"
+	done
+done
+
+if [ "$TRACE" = 1 ]; then
+	for p in $PAYLOADS; do
+		stream "traced.$p" "$p" 1 --recv-size 64K --rcvlowat 1 &&
+			sample "$p" tput_traced_gbps "$(jval "$rx" vb-recv gbps)"
+	done
+fi
+
+{
+	echo "--- /proc/interrupts"
+	cat /proc/interrupts
+	echo "--- workqueues"
+	ls /sys/bus/workqueue/devices 2>/dev/null
+	for w in /sys/bus/workqueue/devices/*; do
+		[ -f "$w/cpumask" ] && echo "${w##*/}: cpumask $(cat "$w/cpumask")"
+	done
+} >>"$out/env.txt" 2>&1
+
+say "$(wc -l <"$samples") samples, $fails failure(s)"
+[ $fails -eq 0 ] || exit 1
+exit 0

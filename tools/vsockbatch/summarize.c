@@ -1,0 +1,1212 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * summarize.c - `vsockbatch summarize DIR`: the statistics of one AB/BA
+ * experiment set written by scripts/experiment.sh.
+ *
+ * Input (DIR is the results set):
+ *   manifest.json        the plan and the facts (written by the host):
+ *                        states[] {name, ...}, runs[] {round, pos, state,
+ *                        dir, status}, payloads[], plus free-form objects
+ *                        (machine, experiment, ...) copied to the summary
+ *   <run dir>/samples.jsonl         {"payload","metric","value"} per line
+ *                                   (tests/guest/experiment-run.sh)
+ *   <run dir>/traced/<payload>.json vsockbatch results file per payload
+ * Output:
+ *   summary.json  per comparison (baseline->patched, baseline->p1-3,
+ *                 p1-3->patched), payload and metric: both means, change %,
+ *                 t-interval on per-pair log ratios, bootstrap cross-check,
+ *                 n pairs, order check, units
+ *   report.md     cover-letter shaped tables
+ *   plots/<name>.dat  gnuplot data (the host script draws them)
+ * and a short headline table on stdout.
+ *
+ * Statistics: tools/lib/stats (design/anchors.md §5.2).  Rounds pair the
+ * runs: in round i every state ran once on a fresh guest, so any two
+ * states give one pair per round, AB or BA by position.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <jansson.h>
+
+#include "commands.h"
+#include "hist.h"
+#include "results.h"
+#include "stats.h"
+#include "summarize.h"
+
+#define SUM_NAME	"vsockbatch summarize"
+#define SUM_MAX_STATES	8
+#define SUM_MAX_PAYLOADS 32
+#define SUM_MAX_CPUS	16
+#define SUM_FORMAT	"vsockbatch-experiment-summary"
+
+struct sum_opts {
+	double level;
+	double noise;
+	uint64_t seed;
+	unsigned int iters;
+	bool allow_missing;
+	const char *dir;
+};
+
+/* Comparisons in report order; skipped when a state is not in the set. */
+static const struct {
+	const char *a, *b, *title;
+} comparisons[] = {
+	{ "baseline", "patched", "All patches (baseline -> P1-P5)" },
+	{ "baseline", "p1-3", "P1-P3 contribution (baseline -> P1-P3)" },
+	{ "p1-3", "patched", "P4-P5 contribution (P1-P3 -> P1-P5)" },
+};
+#define NCOMP (sizeof(comparisons) / sizeof(comparisons[0]))
+
+struct cpu_acc {
+	bool seen;
+	uint64_t pkts, batches, worker_calls, worker_ns;
+	int64_t cost;
+};
+
+struct set {
+	json_t *manifest;
+	const char *state_names[SUM_MAX_STATES];
+	unsigned int nstates;
+	unsigned int payloads[SUM_MAX_PAYLOADS];
+	unsigned int npayloads;
+	struct sum_run *runs;
+	const char **run_dirs;
+	size_t nruns;
+	unsigned int nrounds;
+	struct sum_sample *samples;
+	size_t nsamples, cap;
+	/* traced files */
+	bool have_cost_unit;
+	enum vb_cost_unit cost_unit;
+	char cost_unit_name[32];
+	size_t ntraced;
+	struct vb_uhist batch_hist[SUM_MAX_STATES][SUM_MAX_PAYLOADS];
+	struct vb_uhist hold_hist[SUM_MAX_STATES][SUM_MAX_PAYLOADS];
+	struct cpu_acc cpus[SUM_MAX_STATES][SUM_MAX_CPUS];
+	char kernel_release[SUM_MAX_STATES][128];
+	char kernel_mode[SUM_MAX_STATES][16];
+	double level;		/* confidence level, for headings */
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: vsockbatch summarize [options] DIR\n"
+"Statistics of an AB/BA experiment set written by scripts/experiment.sh.\n"
+"\n"
+"Reads DIR/manifest.json, each run's samples.jsonl and traced/*.json;\n"
+"writes DIR/summary.json, DIR/report.md and DIR/plots/NAME.dat, and prints\n"
+"the headline table.\n"
+"\n"
+"      --allow-missing  drop a pair whose other run has no value (counted\n"
+"                       and reported) instead of refusing the set\n"
+"      --level L        confidence level, 0.5 < L < 1 (default 0.95)\n"
+"      --noise PCT      verdict only when the whole CI is beyond +-PCT %%\n"
+"                       (default 1)\n"
+"      --seed N         bootstrap seed (default 0x%llx, always printed)\n"
+"      --iters N        bootstrap resamples, >= 100 (default %u)\n"
+"  -h, --help           this text\n"
+"\n"
+"Change = 100 * (exp(mean over pairs of ln(B/A)) - 1); the CI is a\n"
+"t-interval on the per-pair log ratios, exponentiated.  Refused with\n"
+"exit 2: a plan whose rounds do not hold every state once, samples that\n"
+"match no planned run or appear twice, a missing value on one side of a\n"
+"pair (without --allow-missing), traced files whose payload label or\n"
+"CPU-cost unit disagree.\n",
+		(unsigned long long)STATS_BOOT_SEED, STATS_BOOT_ITERS);
+}
+
+static int state_index(const struct set *s, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->nstates; i++)
+		if (!strcmp(s->state_names[i], name))
+			return (int)i;
+	return -1;
+}
+
+static int payload_index(const struct set *s, unsigned int p)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->npayloads; i++)
+		if (s->payloads[i] == p)
+			return (int)i;
+	return -1;
+}
+
+static int add_sample(struct set *s, const struct sum_run *run,
+		      unsigned int payload, enum sum_metric m, double v)
+{
+	struct sum_sample *n;
+
+	if (s->nsamples == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 256;
+		n = realloc(s->samples, s->cap * sizeof(*n));
+		if (!n)
+			return -ENOMEM;
+		s->samples = n;
+	}
+	s->samples[s->nsamples++] = (struct sum_sample){
+		.round = run->round, .pos = run->pos, .state = run->state,
+		.payload = payload, .metric = m, .value = v,
+	};
+	return 0;
+}
+
+/* ------------------------------------------------------------- loading */
+
+static int load_manifest(struct set *s, const char *dir)
+{
+	char path[4096];
+	json_error_t jerr;
+	json_t *a, *v, *run;
+	size_t i;
+
+	snprintf(path, sizeof(path), "%s/manifest.json", dir);
+	s->manifest = json_load_file(path, 0, &jerr);
+	if (!s->manifest) {
+		fprintf(stderr, SUM_NAME ": %s: %s (line %d)\n", path, jerr.text,
+			jerr.line);
+		return VB_EXIT_USAGE;
+	}
+	a = json_object_get(s->manifest, "states");
+	if (!json_is_array(a) || !json_array_size(a) ||
+	    json_array_size(a) > SUM_MAX_STATES) {
+		fprintf(stderr, SUM_NAME ": %s: 'states' must list 1..%d states\n",
+			path, SUM_MAX_STATES);
+		return VB_EXIT_USAGE;
+	}
+	json_array_foreach(a, i, v) {
+		const char *n = json_string_value(json_object_get(v, "name"));
+
+		if (!n || !*n) {
+			fprintf(stderr, SUM_NAME ": %s: state %zu has no name\n", path, i);
+			return VB_EXIT_USAGE;
+		}
+		s->state_names[s->nstates++] = n;
+		if (state_index(s, n) != (int)s->nstates - 1) {
+			fprintf(stderr, SUM_NAME ": %s: state '%s' listed twice\n", path, n);
+			return VB_EXIT_USAGE;
+		}
+	}
+	a = json_object_get(s->manifest, "payloads");
+	if (!json_is_array(a) || !json_array_size(a) ||
+	    json_array_size(a) > SUM_MAX_PAYLOADS) {
+		fprintf(stderr, SUM_NAME ": %s: 'payloads' must list 1..%d sizes\n",
+			path, SUM_MAX_PAYLOADS);
+		return VB_EXIT_USAGE;
+	}
+	json_array_foreach(a, i, v) {
+		json_int_t p = json_integer_value(v);
+
+		if (!json_is_integer(v) || p <= 0 || p > (1 << 30) ||
+		    payload_index(s, (unsigned int)p) >= 0) {
+			fprintf(stderr, SUM_NAME ": %s: bad or repeated payload at index %zu\n",
+				path, i);
+			return VB_EXIT_USAGE;
+		}
+		s->payloads[s->npayloads++] = (unsigned int)p;
+	}
+	a = json_object_get(s->manifest, "runs");
+	if (!json_is_array(a) || !json_array_size(a)) {
+		fprintf(stderr, SUM_NAME ": %s: no 'runs'\n", path);
+		return VB_EXIT_USAGE;
+	}
+	s->nruns = json_array_size(a);
+	s->runs = calloc(s->nruns, sizeof(*s->runs));
+	s->run_dirs = calloc(s->nruns, sizeof(*s->run_dirs));
+	if (!s->runs || !s->run_dirs) {
+		fprintf(stderr, SUM_NAME ": out of memory\n");
+		return VB_EXIT_FAIL;
+	}
+	json_array_foreach(a, i, run) {
+		json_t *r = json_object_get(run, "round");
+		json_t *p = json_object_get(run, "pos");
+		json_t *st = json_object_get(run, "status");
+		const char *name = json_string_value(json_object_get(run, "state"));
+		const char *d = json_string_value(json_object_get(run, "dir"));
+		int idx = name ? state_index(s, name) : -1;
+
+		if (!json_is_integer(r) || !json_is_integer(p) ||
+		    !json_is_integer(st) || idx < 0 || !d ||
+		    json_integer_value(r) < 0 || json_integer_value(p) < 0 ||
+		    strstr(d, "..")) {
+			fprintf(stderr, SUM_NAME ": %s: run %zu needs round, pos, status (integers), a known state and a dir inside the set\n",
+				path, i);
+			return VB_EXIT_USAGE;
+		}
+		s->runs[i] = (struct sum_run){
+			.round = (unsigned int)json_integer_value(r),
+			.pos = (unsigned int)json_integer_value(p),
+			.state = (unsigned int)idx,
+			.status = (int)json_integer_value(st),
+		};
+		s->run_dirs[i] = d;
+	}
+	return 0;
+}
+
+static int load_samples(struct set *s, const char *dir, size_t ri)
+{
+	const struct sum_run *run = &s->runs[ri];
+	char path[4096], line[1024];
+	json_error_t jerr;
+	unsigned int lineno = 0;
+	FILE *f;
+	int rc = 0;
+
+	snprintf(path, sizeof(path), "%s/%s/samples.jsonl", dir, s->run_dirs[ri]);
+	f = fopen(path, "r");
+	if (!f) {
+		/* A guest that failed before measuring: no pair from it. */
+		if (errno == ENOENT && run->status != 0)
+			return 0;
+		fprintf(stderr, SUM_NAME ": %s: %s\n", path, strerror(errno));
+		return errno == ENOENT ? VB_EXIT_USAGE : VB_EXIT_FAIL;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		json_t *o, *v;
+		const char *m;
+		json_int_t p;
+		int mi;
+
+		lineno++;
+		if (line[0] == '\n')
+			continue;
+		o = json_loads(line, 0, &jerr);
+		m = json_string_value(json_object_get(o, "metric"));
+		v = json_object_get(o, "value");
+		p = json_integer_value(json_object_get(o, "payload"));
+		mi = m ? sum_metric_find(m) : -1;
+		if (!o || mi < 0 || !json_is_number(v) ||
+		    !json_is_integer(json_object_get(o, "payload")) || p <= 0 ||
+		    sum_metrics[mi].from_results) {
+			fprintf(stderr, SUM_NAME ": %s:%u: not a sample line (payload, a known metric measured by the guest script, value)\n",
+				path, lineno);
+			json_decref(o);
+			rc = VB_EXIT_USAGE;
+			break;
+		}
+		if (add_sample(s, run, (unsigned int)p, mi, json_number_value(v))) {
+			json_decref(o);
+			rc = VB_EXIT_FAIL;
+			break;
+		}
+		json_decref(o);
+	}
+	fclose(f);
+	return rc;
+}
+
+static int load_traced(struct set *s, const char *dir, size_t ri)
+{
+	const struct sum_run *run = &s->runs[ri];
+	struct vb_results r;
+	struct vb_metrics m;
+	char path[4096], err[512];
+	const char *lab;
+	unsigned int pi, st = run->state;
+	size_t c;
+	int rc;
+
+	for (pi = 0; pi < s->npayloads; pi++) {
+		unsigned int p = s->payloads[pi];
+
+		snprintf(path, sizeof(path), "%s/%s/traced/%u.json", dir,
+			 s->run_dirs[ri], p);
+		vb_results_init(&r);
+		rc = vb_results_load(path, &r, err, sizeof(err));
+		if (rc == -ENOENT) {
+			vb_results_free(&r);
+			continue;	/* untraced set, or a failed transfer */
+		}
+		if (rc) {
+			fprintf(stderr, SUM_NAME ": %s\n", err);
+			vb_results_free(&r);
+			return rc == -EIO ? VB_EXIT_FAIL : VB_EXIT_USAGE;
+		}
+		lab = vb_results_label(&r, "payload");
+		if (!lab || strtoul(lab, NULL, 10) != p) {
+			fprintf(stderr, SUM_NAME ": %s: payload label '%s' is not %u\n",
+				path, lab ? lab : "(none)", p);
+			vb_results_free(&r);
+			return VB_EXIT_USAGE;
+		}
+		if (!s->have_cost_unit) {
+			s->have_cost_unit = true;
+			s->cost_unit = r.cost.unit;
+		} else if (s->cost_unit != r.cost.unit) {
+			fprintf(stderr, SUM_NAME ": %s: CPU cost in %s, earlier files in %s: not comparable\n",
+				path, vb_cost_unit_name(r.cost.unit),
+				vb_cost_unit_name(s->cost_unit));
+			vb_results_free(&r);
+			return VB_EXIT_USAGE;
+		}
+		snprintf(s->kernel_release[st], sizeof(s->kernel_release[st]),
+			 "%s", r.kernel_release);
+		snprintf(s->kernel_mode[st], sizeof(s->kernel_mode[st]), "%s",
+			 vb_mode_name(r.mode));
+		vb_metrics_compute(&r.totals, &r.cost, &m);
+		s->ntraced++;
+#define ADD(metric, val) \
+		if (isfinite(val) && add_sample(s, run, p, metric, val)) \
+			goto oom
+		ADD(SUM_M_BATCH_PKTS, m.mean_batch_pkts);
+		ADD(SUM_M_HOLD_MEAN, m.hold_mean_ns);
+		ADD(SUM_M_HOLD_P50, m.hold_p50_ns);
+		ADD(SUM_M_DR_PER_PKT, m.dr_per_pkt);
+		ADD(SUM_M_WS_PER_PKT, m.ws_per_pkt);
+		ADD(SUM_M_LOOKUPS_PER_PKT, m.lookups_per_pkt);
+		if (r.cost.measured)
+			ADD(SUM_M_COST_PER_BYTE, m.cost_per_byte);
+		ADD(SUM_M_WORKER_NS_PER_BYTE, m.worker_ns_per_byte);
+#undef ADD
+		for (c = 0; c < VB_MAX_SLOTS; c++) {
+			s->batch_hist[st][pi].slots[c] +=
+				r.totals.hist[VB_H_BATCH_PKTS].slots[c];
+			s->hold_hist[st][pi].slots[c] +=
+				r.totals.hist[VB_H_HOLD_NS].slots[c];
+		}
+		for (c = 0; c < r.ncpus; c++) {
+			struct cpu_acc *a;
+
+			if (r.cpus[c].cpu >= SUM_MAX_CPUS)
+				continue;
+			a = &s->cpus[st][r.cpus[c].cpu];
+			a->seen = true;
+			a->pkts += r.cpus[c].agg.cnt[VB_C_PKTS];
+			a->batches += r.cpus[c].agg.cnt[VB_C_BATCHES];
+			a->worker_calls += r.cpus[c].agg.cnt[VB_C_WORKER_CALLS];
+			a->worker_ns += r.cpus[c].agg.cnt[VB_C_WORKER_NS];
+			if (r.cpus[c].cost > 0)
+				a->cost += r.cpus[c].cost;
+		}
+		vb_results_free(&r);
+	}
+	return 0;
+oom:
+	vb_results_free(&r);
+	fprintf(stderr, SUM_NAME ": out of memory\n");
+	return VB_EXIT_FAIL;
+}
+
+/* ------------------------------------------------------------ analysis */
+
+struct comp {
+	unsigned int a, b;
+	const char *title;
+	struct sum_row rows[SUM_MAX_PAYLOADS][SUM_M_NR];
+};
+
+static const char *unit_of(const struct set *s, enum sum_metric m)
+{
+	if (m == SUM_M_COST_PER_BYTE)
+		return s->have_cost_unit && s->cost_unit == VB_COST_CYCLES ?
+			"cycles/byte" : "cpu-clock-ns/byte";
+	return sum_metrics[m].unit;
+}
+
+static const char *verdict_name(const struct sum_row *r)
+{
+	if (!r->ok || !r->st.has_ci)
+		return "no CI";
+	switch (r->verdict) {
+	case STATS_HIGHER: return "higher";
+	case STATS_LOWER: return "lower";
+	default: return "no significant change";
+	}
+}
+
+/* Per-state mean and t-interval of the mean (unpaired; for the plots). */
+static void state_mean_ci(const struct set *s, unsigned int st,
+			  unsigned int payload, enum sum_metric m,
+			  double level, double *mean, double *lo, double *hi)
+{
+	double v[4096];
+	size_t i, n = 0;
+	double sd, t;
+
+	for (i = 0; i < s->nsamples && n < 4096; i++)
+		if (s->samples[i].state == st && s->samples[i].payload == payload &&
+		    s->samples[i].metric == m)
+			v[n++] = s->samples[i].value;
+	*mean = *lo = *hi = NAN;
+	if (!n)
+		return;
+	*mean = stats_mean(v, n);
+	*lo = *hi = *mean;
+	if (n < 2)
+		return;
+	sd = stats_sd(v, n);
+	t = stats_t_quantile((1 + level) / 2, (double)(n - 1));
+	*lo = *mean - t * sd / sqrt((double)n);
+	*hi = *mean + t * sd / sqrt((double)n);
+}
+
+/* ------------------------------------------------------------- outputs */
+
+static json_t *jnum(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *row_json(const struct set *s, const struct comp *c,
+			const struct sum_row *r)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "payload", json_integer(r->payload));
+	json_object_set_new(o, "metric", json_string(sum_metrics[r->metric].name));
+	json_object_set_new(o, "unit", json_string(unit_of(s, r->metric)));
+	json_object_set_new(o, "traced", json_boolean(sum_metrics[r->metric].traced));
+	json_object_set_new(o, "n_pairs", json_integer((json_int_t)r->pairs.n));
+	json_object_set_new(o, "n_ab", json_integer((json_int_t)r->pairs.n_ab));
+	json_object_set_new(o, "n_ba", json_integer((json_int_t)(r->pairs.n - r->pairs.n_ab)));
+	json_object_set_new(o, "dropped_pairs", json_integer((json_int_t)r->pairs.dropped));
+	json_object_set_new(o, "baseline_state", json_string(s->state_names[c->a]));
+	json_object_set_new(o, "patched_state", json_string(s->state_names[c->b]));
+	json_object_set_new(o, "baseline", jnum(r->ok ? r->st.mean_base : NAN));
+	json_object_set_new(o, "patched", jnum(r->ok ? r->st.mean_patched : NAN));
+	json_object_set_new(o, "change_pct", jnum(r->ok ? r->st.change_pct : NAN));
+	json_object_set_new(o, "ci_low_pct", jnum(r->ok && r->st.has_ci ? r->st.ci_lo_pct : NAN));
+	json_object_set_new(o, "ci_high_pct", jnum(r->ok && r->st.has_ci ? r->st.ci_hi_pct : NAN));
+	json_object_set_new(o, "verdict", json_string(verdict_name(r)));
+	if (r->has_boot) {
+		json_t *b = json_object();
+
+		json_object_set_new(b, "point_pct", jnum(r->boot.point_pct));
+		json_object_set_new(b, "low_pct", jnum(r->boot.lo_pct));
+		json_object_set_new(b, "high_pct", jnum(r->boot.hi_pct));
+		json_object_set_new(o, "bootstrap", b);
+	}
+	if (r->has_order) {
+		json_t *b = json_object();
+
+		json_object_set_new(b, "change_ab_pct", jnum(r->order.change_ab_pct));
+		json_object_set_new(b, "change_ba_pct", jnum(r->order.change_ba_pct));
+		json_object_set_new(b, "disagree", json_boolean(r->order.disagree));
+		json_object_set_new(o, "order", b);
+	}
+	if (!r->ok)
+		json_object_set_new(o, "why_no_stats", json_string(r->why));
+	return o;
+}
+
+static bool row_has_data(const struct sum_row *r)
+{
+	return r->pairs.n || r->pairs.dropped;
+}
+
+static int write_summary(const struct set *s, struct comp *comps, size_t ncomp,
+			 const struct sum_opts *o)
+{
+	json_t *root = json_object(), *carr = json_array(), *meth = json_object();
+	json_t *runs = json_array(), *wcpu = json_object(), *kern = json_object();
+	char path[4096], seed[32];
+	const char *keys[] = { "label", "date", "quick", "pairs", "command",
+			       "states", "machine", "experiment", "rtt_sizes",
+			       "payloads", "started", "finished", "elapsed_s" };
+	size_t i, k, pi;
+	unsigned int st, m, cpu;
+
+	json_object_set_new(root, "format", json_string(SUM_FORMAT));
+	json_object_set_new(root, "version", json_integer(1));
+	for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+		json_t *v = json_object_get(s->manifest, keys[k]);
+
+		if (v)
+			json_object_set(root, keys[k], v);
+	}
+	snprintf(seed, sizeof(seed), "0x%llx", (unsigned long long)o->seed);
+	json_object_set_new(meth, "ci", json_string("t-interval on per-pair log ratios ln(B/A), exponentiated"));
+	json_object_set_new(meth, "change", json_string("100*(exp(mean ln(B/A))-1)"));
+	json_object_set_new(meth, "level", json_real(o->level));
+	json_object_set_new(meth, "noise_pct", json_real(o->noise));
+	json_object_set_new(meth, "bootstrap", json_pack("{s:s,s:i,s:s}",
+		"statistic", "ratio of means over resampled pairs, percentile interval",
+		"iters", (json_int_t)o->iters, "seed", seed));
+	json_object_set_new(meth, "pairing", json_string("one pair per round; rounds alternate the run order (AB/BA)"));
+	json_object_set_new(meth, "missing", json_string(o->allow_missing ?
+		"incomplete pairs dropped and counted (dropped_pairs)" :
+		"incomplete pairs refused"));
+	json_object_set_new(root, "method", meth);
+	json_object_set_new(root, "rounds", json_integer(s->nrounds));
+	json_object_set_new(root, "traced_files", json_integer((json_int_t)s->ntraced));
+	json_object_set_new(root, "cost_unit", json_string(unit_of(s, SUM_M_COST_PER_BYTE)));
+	for (st = 0; st < s->nstates; st++) {
+		json_t *cp = json_object();
+
+		json_object_set_new(kern, s->state_names[st], json_pack("{s:s,s:s}",
+			"release_traced", s->kernel_release[st],
+			"mode_detected", s->kernel_mode[st]));
+		for (cpu = 0; cpu < SUM_MAX_CPUS; cpu++) {
+			const struct cpu_acc *a = &s->cpus[st][cpu];
+			char key[8];
+
+			if (!a->seen)
+				continue;
+			snprintf(key, sizeof(key), "%u", cpu);
+			json_object_set_new(cp, key, json_pack("{s:I,s:I,s:I,s:I,s:I}",
+				"pkts", (json_int_t)a->pkts,
+				"batches", (json_int_t)a->batches,
+				"worker_calls", (json_int_t)a->worker_calls,
+				"worker_ns", (json_int_t)a->worker_ns,
+				"cost", (json_int_t)a->cost));
+		}
+		json_object_set_new(wcpu, s->state_names[st], cp);
+	}
+	json_object_set_new(root, "tracer_kernels", kern);
+	json_object_set_new(root, "per_cpu_traced", wcpu);
+	for (i = 0; i < s->nruns; i++)
+		json_array_append_new(runs, json_pack("{s:i,s:i,s:s,s:s,s:i}",
+			"round", s->runs[i].round, "pos", s->runs[i].pos,
+			"state", s->state_names[s->runs[i].state],
+			"dir", s->run_dirs[i], "status", s->runs[i].status));
+	json_object_set_new(root, "runs", runs);
+	for (i = 0; i < ncomp; i++) {
+		json_t *c = json_object(), *rows = json_array();
+
+		json_object_set_new(c, "name", json_sprintf("%s->%s",
+			s->state_names[comps[i].a], s->state_names[comps[i].b]));
+		json_object_set_new(c, "title", json_string(comps[i].title));
+		json_object_set_new(c, "baseline_state", json_string(s->state_names[comps[i].a]));
+		json_object_set_new(c, "patched_state", json_string(s->state_names[comps[i].b]));
+		for (pi = 0; pi < s->npayloads; pi++)
+			for (m = 0; m < SUM_M_NR; m++)
+				if (row_has_data(&comps[i].rows[pi][m]))
+					json_array_append_new(rows,
+						row_json(s, &comps[i], &comps[i].rows[pi][m]));
+		json_object_set_new(c, "rows", rows);
+		json_array_append_new(carr, c);
+	}
+	json_object_set_new(root, "comparisons", carr);
+	snprintf(path, sizeof(path), "%s/summary.json", o->dir);
+	if (json_dump_file(root, path, JSON_INDENT(1) | JSON_SORT_KEYS |
+			   JSON_REAL_PRECISION(8))) {
+		fprintf(stderr, SUM_NAME ": cannot write %s\n", path);
+		json_decref(root);
+		return VB_EXIT_FAIL;
+	}
+	json_decref(root);
+	return 0;
+}
+
+/* One cover-letter table: payload | A | B | change (CI) [| extra]. */
+static void md_table(FILE *f, const struct set *s, const struct comp *c,
+		     enum sum_metric m, enum sum_metric counts,
+		     const char *heading)
+{
+	char b1[64], b2[64], b3[96], pl[16], c1[32], c2[32];
+	bool any = false;
+	unsigned int pi;
+
+	for (pi = 0; pi < s->npayloads; pi++)
+		any |= row_has_data(&c->rows[pi][m]);
+	if (!any)
+		return;
+	fprintf(f, "\n%s (%s):\n\n", heading, unit_of(s, m));
+	fprintf(f, "| payload | %s | %s | change (%.0f%% CI) | n |",
+		s->state_names[c->a], s->state_names[c->b], 100 * s->level);
+	if (counts != SUM_M_NR)
+		fprintf(f, " recv() (%s/%s) |", s->state_names[c->a],
+			s->state_names[c->b]);
+	fputc('\n', f);
+	fprintf(f, "|---|---:|---:|---|---:|%s\n", counts != SUM_M_NR ? "---:|" : "");
+	for (pi = 0; pi < s->npayloads; pi++) {
+		const struct sum_row *r = &c->rows[pi][m];
+
+		if (!row_has_data(r))
+			continue;
+		fprintf(f, "| %s | %s | %s | %s | %zu%s |",
+			sum_payload_label(s->payloads[pi], pl, sizeof(pl)),
+			sum_fmt_value(r->ok ? r->st.mean_base : NAN, b1, sizeof(b1)),
+			sum_fmt_value(r->ok ? r->st.mean_patched : NAN, b2, sizeof(b2)),
+			sum_fmt_change(r, b3, sizeof(b3)), r->pairs.n,
+			r->pairs.dropped ? " (+dropped)" : "");
+		if (counts != SUM_M_NR) {
+			const struct sum_row *rc = &c->rows[pi][counts];
+
+			fprintf(f, " %s/%s |",
+				sum_fmt_value(rc->ok ? round(rc->st.mean_base) : NAN, c1, sizeof(c1)),
+				sum_fmt_value(rc->ok ? round(rc->st.mean_patched) : NAN, c2, sizeof(c2)));
+		}
+		fputc('\n', f);
+	}
+}
+
+/* Tracer figures of one comparison: the two means per metric, no CI. */
+static void md_tracer(FILE *f, const struct set *s, const struct comp *c)
+{
+	static const enum sum_metric ms[] = {
+		SUM_M_BATCH_PKTS, SUM_M_HOLD_MEAN, SUM_M_DR_PER_PKT,
+		SUM_M_WS_PER_PKT, SUM_M_LOOKUPS_PER_PKT, SUM_M_WORKER_NS_PER_BYTE,
+	};
+	char b1[32], b2[32], pl[16];
+	unsigned int pi, k;
+	bool any = false;
+
+	for (pi = 0; pi < s->npayloads; pi++)
+		any |= row_has_data(&c->rows[pi][SUM_M_BATCH_PKTS]);
+	if (!any)
+		return;
+	fprintf(f, "\nTracer view (means over the traced runs, %s / %s):\n\n"
+		"| payload | pkts/batch | hold mean ns | data-ready/pkt | write-space/pkt | lookups/pkt | worker ns/byte |\n"
+		"|---|---:|---:|---:|---:|---:|---:|\n",
+		s->state_names[c->a], s->state_names[c->b]);
+	for (pi = 0; pi < s->npayloads; pi++) {
+		fprintf(f, "| %s |", sum_payload_label(s->payloads[pi], pl, sizeof(pl)));
+		for (k = 0; k < sizeof(ms) / sizeof(ms[0]); k++) {
+			const struct sum_row *r = &c->rows[pi][ms[k]];
+
+			fprintf(f, " %s / %s |",
+				sum_fmt_value(r->ok ? r->st.mean_base : NAN, b1, sizeof(b1)),
+				sum_fmt_value(r->ok ? r->st.mean_patched : NAN, b2, sizeof(b2)));
+		}
+		fputc('\n', f);
+	}
+}
+
+static void md_order(FILE *f, const struct set *s, const struct comp *c)
+{
+	char pl[16];
+	unsigned int pi, m;
+	int n = 0;
+
+	for (pi = 0; pi < s->npayloads; pi++)
+		for (m = 0; m < SUM_M_NR; m++) {
+			const struct sum_row *r = &c->rows[pi][m];
+
+			if (r->has_order && r->order.disagree) {
+				if (!n++)
+					fprintf(f, "\nOrder effect (AB and BA pairs disagree beyond their CIs):\n\n");
+				fprintf(f, "- %s %s: AB %+.2f%% (n=%zu), BA %+.2f%% (n=%zu)\n",
+					sum_payload_label(s->payloads[pi], pl, sizeof(pl)),
+					sum_metrics[m].name, r->order.change_ab_pct,
+					r->order.n_ab, r->order.change_ba_pct, r->order.n_ba);
+			}
+			if (r->pairs.dropped)
+				fprintf(f, "- %s %s: %zu incomplete pair(s) dropped\n",
+					sum_payload_label(s->payloads[pi], pl, sizeof(pl)),
+					sum_metrics[m].name, r->pairs.dropped);
+		}
+	if (!n)
+		fprintf(f, "\nOrder check: AB and BA pairs agree within their CIs for every row (or too few pairs per order to tell).\n");
+}
+
+static void md_boot(FILE *f, const struct set *s, const struct comp *c,
+		    enum sum_metric m)
+{
+	char pl[16];
+	unsigned int pi;
+	int n = 0;
+
+	for (pi = 0; pi < s->npayloads; pi++) {
+		const struct sum_row *r = &c->rows[pi][m];
+
+		if (!r->has_boot)
+			continue;
+		if (!n++)
+			fprintf(f, "\nBootstrap cross-check, %s (ratio of means, percentile):", sum_metrics[m].name);
+		fprintf(f, "%s %s %+.2f%% [%+.2f%%, %+.2f%%]", n > 1 ? ";" : "",
+			sum_payload_label(s->payloads[pi], pl, sizeof(pl)),
+			r->boot.point_pct, r->boot.lo_pct, r->boot.hi_pct);
+	}
+	if (n)
+		fputc('\n', f);
+}
+
+static void md_comparison(FILE *f, const struct set *s, const struct comp *c,
+			  bool full)
+{
+	fprintf(f, "\n## %s\n", c->title);
+	md_table(f, s, c, SUM_M_TPUT_FIXED, SUM_M_NR,
+		 "End-to-end RX throughput, 64K recv() size, SO_RCVLOWAT=1");
+	md_table(f, s, c, SUM_M_TPUT_MATCH, SUM_M_RECV_MATCH,
+		 "Fixed-syscall stress test, recv() size = sender write size");
+	if (full) {
+		md_table(f, s, c, SUM_M_RECV_FIXED, SUM_M_NR,
+			 "recv() calls with the 64K receiver");
+		md_table(f, s, c, SUM_M_RTT_MEAN, SUM_M_NR,
+			 "Request-response latency, ping-pong mean RTT");
+		md_table(f, s, c, SUM_M_RTT_P50, SUM_M_NR, "Ping-pong RTT p50");
+		md_table(f, s, c, SUM_M_RTT_P99, SUM_M_NR, "Ping-pong RTT p99");
+	}
+	md_table(f, s, c, SUM_M_COST_PER_BYTE, SUM_M_NR,
+		 "CPU cost per received byte, all vCPUs, fixed 64K receiver, traced run");
+	if (full)
+		md_table(f, s, c, SUM_M_TPUT_TRACED, SUM_M_NR,
+			 "RX throughput of the traced runs (tracer overhead included: not comparable with the untraced tables)");
+	md_tracer(f, s, c);
+	md_boot(f, s, c, SUM_M_TPUT_FIXED);
+	md_order(f, s, c);
+}
+
+static void md_where(FILE *f, const struct set *s)
+{
+	unsigned int st, cpu;
+	bool any = false;
+
+	for (st = 0; st < s->nstates; st++)
+		for (cpu = 0; cpu < SUM_MAX_CPUS; cpu++)
+			any |= s->cpus[st][cpu].seen;
+	if (!any)
+		return;
+	fprintf(f, "\n## Where the RX worker ran (traced runs, all payloads summed)\n\n"
+		"Receiver pinned to vCPU 0, sender to vCPU 1.  Packets and RX worker\n"
+		"calls (vsock_loopback_work) counted per CPU by the tracer:\n\n"
+		"| state | CPU | packets | batches | worker calls | worker time ms | busy %s |\n"
+		"|---|---:|---:|---:|---:|---:|---:|\n",
+		s->have_cost_unit && s->cost_unit == VB_COST_CYCLES ? "cycles" : "cpu-clock ms");
+	for (st = 0; st < s->nstates; st++)
+		for (cpu = 0; cpu < SUM_MAX_CPUS; cpu++) {
+			const struct cpu_acc *a = &s->cpus[st][cpu];
+
+			if (!a->seen)
+				continue;
+			fprintf(f, "| %s | %u | %llu | %llu | %llu | %.1f | %.1f |\n",
+				s->state_names[st], cpu,
+				(unsigned long long)a->pkts,
+				(unsigned long long)a->batches,
+				(unsigned long long)a->worker_calls,
+				a->worker_ns / 1e6,
+				s->have_cost_unit && s->cost_unit == VB_COST_CYCLES ?
+					(double)a->cost : a->cost / 1e6);
+		}
+}
+
+static int write_report(const struct set *s, struct comp *comps, size_t ncomp,
+			const struct sum_opts *o)
+{
+	const char *label = json_string_value(json_object_get(s->manifest, "label"));
+	const char *cmd = json_string_value(json_object_get(s->manifest, "command"));
+	json_t *mach = json_object_get(s->manifest, "machine");
+	json_t *exp = json_object_get(s->manifest, "experiment");
+	json_t *states = json_object_get(s->manifest, "states");
+	char path[4096];
+	const char *k;
+	json_t *v;
+	size_t i;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/report.md", o->dir);
+	f = fopen(path, "w");
+	if (!f) {
+		fprintf(stderr, SUM_NAME ": %s: %s\n", path, strerror(errno));
+		return VB_EXIT_FAIL;
+	}
+	fprintf(f, "# vsockbatch AB/BA experiment: %s\n\n", label ? label : "(no label)");
+	if (cmd)
+		fprintf(f, "Reproduce: `%s`\n\n", cmd);
+	fprintf(f, "%u rounds; in every round each kernel state ran once on a fresh guest, the\n"
+		"order alternating between rounds (forward, reversed), so each comparison\n"
+		"below has one AB or BA pair per round.\n\n", s->nrounds);
+	fprintf(f, "Method: change = 100*(exp(mean ln(B/A)) - 1) over the pairs; the CI is a\n"
+		"%.0f%% t-interval on the per-pair log ratios, exponentiated (needs 2 pairs).\n"
+		"Cross-check: bootstrap over the pairs (ratio of means, %u resamples,\n"
+		"percentile interval, seed 0x%llx).  n = complete pairs.\n\n",
+		100 * o->level, o->iters, (unsigned long long)o->seed);
+	fprintf(f, "CPU cost unit: %s%s\n", unit_of(s, SUM_M_COST_PER_BYTE),
+		s->have_cost_unit && s->cost_unit == VB_COST_CPU_CLOCK_NS ?
+		" - no PMU under QEMU TCG, so the tracer reports busy CPU time\n"
+		"(cpu-clock) in ns per received byte, not cycles per byte." : ".");
+	fprintf(f, "\n## Setup\n\n");
+	json_array_foreach(states, i, v) {
+		const char *kk;
+		json_t *vv;
+
+		fprintf(f, "- state `%s`:", json_string_value(json_object_get(v, "name")));
+		json_object_foreach(v, kk, vv)
+			if (strcmp(kk, "name") && json_is_string(vv))
+				fprintf(f, " %s=%s", kk, json_string_value(vv));
+		fputc('\n', f);
+	}
+	json_object_foreach(mach, k, v) {
+		char *t = json_dumps(v, JSON_ENCODE_ANY);
+
+		fprintf(f, "- machine %s: %s\n", k, t ? t : "?");
+		free(t);
+	}
+	json_object_foreach(exp, k, v) {
+		char *t = json_dumps(v, JSON_ENCODE_ANY);
+
+		fprintf(f, "- experiment %s: %s\n", k, t ? t : "?");
+		free(t);
+	}
+	for (i = 0; i < ncomp; i++)
+		md_comparison(f, s, &comps[i], i == 0);
+	md_where(f, s);
+	fprintf(f, "\n## Plots\n\n"
+		"- plots/tput-fixed.svg, plots/tput-match.svg: throughput vs payload per state, mean with %.0f%% t-interval of the runs\n"
+		"- plots/change.svg: paired change vs payload with the %.0f%% CI (log-ratio t-interval)\n"
+		"- plots/nsbyte.svg: CPU cost per byte vs payload\n"
+		"- plots/hist-batch.svg, plots/hist-hold.svg: packets per batch and lock hold per batch, share of batches per log2 slot\n"
+		"(PNG next to each SVG.)\n", 100 * o->level, 100 * o->level);
+	if (fclose(f)) {
+		fprintf(stderr, SUM_NAME ": %s: write failed\n", path);
+		return VB_EXIT_FAIL;
+	}
+	return 0;
+}
+
+static FILE *open_dat(const struct sum_opts *o, const char *name)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/plots/%s", o->dir, name);
+	f = fopen(path, "w");
+	if (!f)
+		fprintf(stderr, SUM_NAME ": %s: %s\n", path, strerror(errno));
+	return f;
+}
+
+static void dat_num(FILE *f, double v)
+{
+	if (isfinite(v))
+		fprintf(f, " %.9g", v);
+	else
+		fprintf(f, " NaN");
+}
+
+static int write_plots(const struct set *s, struct comp *comps, size_t ncomp,
+		       const struct sum_opts *o)
+{
+	static const struct { const char *file; enum sum_metric m; } per_state[] = {
+		{ "tput-fixed.dat", SUM_M_TPUT_FIXED },
+		{ "tput-match.dat", SUM_M_TPUT_MATCH },
+		{ "nsbyte.dat", SUM_M_COST_PER_BYTE },
+	};
+	char path[4096];
+	unsigned int pi, st, k, c;
+	size_t i;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/plots", o->dir);
+	if (mkdir(path, 0755) && errno != EEXIST) {
+		fprintf(stderr, SUM_NAME ": %s: %s\n", path, strerror(errno));
+		return VB_EXIT_FAIL;
+	}
+	for (k = 0; k < sizeof(per_state) / sizeof(per_state[0]); k++) {
+		f = open_dat(o, per_state[k].file);
+		if (!f)
+			return VB_EXIT_FAIL;
+		fprintf(f, "# payload, then per state (");
+		for (st = 0; st < s->nstates; st++)
+			fprintf(f, "%s%s", st ? " " : "", s->state_names[st]);
+		fprintf(f, "): mean lo hi; %s, %s\n", sum_metrics[per_state[k].m].name,
+			unit_of(s, per_state[k].m));
+		for (pi = 0; pi < s->npayloads; pi++) {
+			fprintf(f, "%u", s->payloads[pi]);
+			for (st = 0; st < s->nstates; st++) {
+				double m, lo, hi;
+
+				state_mean_ci(s, st, s->payloads[pi], per_state[k].m,
+					      o->level, &m, &lo, &hi);
+				dat_num(f, m);
+				dat_num(f, lo);
+				dat_num(f, hi);
+			}
+			fputc('\n', f);
+		}
+		fclose(f);
+	}
+	f = open_dat(o, "change.dat");
+	if (!f)
+		return VB_EXIT_FAIL;
+	fprintf(f, "# payload, then per comparison (");
+	for (i = 0; i < ncomp; i++)
+		fprintf(f, "%s%s->%s", i ? " " : "", s->state_names[comps[i].a],
+			s->state_names[comps[i].b]);
+	fprintf(f, "): fixed-64K throughput change %% lo hi\n");
+	for (pi = 0; pi < s->npayloads; pi++) {
+		fprintf(f, "%u", s->payloads[pi]);
+		for (i = 0; i < ncomp; i++) {
+			const struct sum_row *r = &comps[i].rows[pi][SUM_M_TPUT_FIXED];
+			bool ci = r->ok && r->st.has_ci;
+
+			dat_num(f, r->ok ? r->st.change_pct : NAN);
+			dat_num(f, ci ? r->st.ci_lo_pct : (r->ok ? r->st.change_pct : NAN));
+			dat_num(f, ci ? r->st.ci_hi_pct : (r->ok ? r->st.change_pct : NAN));
+		}
+		fputc('\n', f);
+	}
+	fclose(f);
+	/* Histograms: one gnuplot data block per payload (index = payload
+	 * order), rows = log2 slots from the first to the last non-empty
+	 * one across the states, columns = share of batches per state. */
+	for (k = 0; k < 2; k++) {
+		f = open_dat(o, k ? "hist-hold.dat" : "hist-batch.dat");
+		if (!f)
+			return VB_EXIT_FAIL;
+		fprintf(f, "# %s: per payload block: slot low high, then share of batches per state (",
+			k ? "lock hold ns per batch" : "packets per batch");
+		for (st = 0; st < s->nstates; st++)
+			fprintf(f, "%s%s", st ? " " : "", s->state_names[st]);
+		fprintf(f, ")\n");
+		for (pi = 0; pi < s->npayloads; pi++) {
+			int first = -1, last = -1;
+
+			fprintf(f, "%s# payload %u\n", pi ? "\n\n" : "", s->payloads[pi]);
+			for (c = 0; c < VB_MAX_SLOTS; c++)
+				for (st = 0; st < s->nstates; st++) {
+					const struct vb_uhist *h = k ? &s->hold_hist[st][pi]
+								     : &s->batch_hist[st][pi];
+					if (h->slots[c]) {
+						if (first < 0)
+							first = (int)c;
+						last = (int)c;
+					}
+				}
+			if (first < 0) {
+				/* keep the block: gnuplot indexes must line up */
+				fprintf(f, "0 0 0");
+				for (st = 0; st < s->nstates; st++)
+					fprintf(f, " 0");
+				fputc('\n', f);
+				continue;
+			}
+			for (c = (unsigned int)first; c <= (unsigned int)last; c++) {
+				uint64_t lo, hi;
+
+				vb_hist_bounds(c, VB_MAX_SLOTS, &lo, &hi);
+				fprintf(f, "%u %llu %llu", c, (unsigned long long)lo,
+					(unsigned long long)(hi == UINT64_MAX ? lo * 2 : hi));
+				for (st = 0; st < s->nstates; st++) {
+					const struct vb_uhist *h = k ? &s->hold_hist[st][pi]
+								     : &s->batch_hist[st][pi];
+					uint64_t tot = vb_hist_total(h->slots, VB_MAX_SLOTS);
+
+					dat_num(f, tot ? (double)h->slots[c] / (double)tot : 0);
+				}
+				fputc('\n', f);
+			}
+		}
+		fclose(f);
+	}
+	return 0;
+}
+
+/* Headline: baseline -> patched, fixed and matched throughput. */
+static void print_headline(const struct set *s, const struct comp *c)
+{
+	static const enum sum_metric ms[] = {
+		SUM_M_TPUT_FIXED, SUM_M_TPUT_MATCH, SUM_M_COST_PER_BYTE,
+	};
+	char b1[32], b2[32], b3[96], pl[16];
+	unsigned int pi, k;
+
+	printf("%s (%u rounds)\n", c->title, s->nrounds);
+	printf("%-7s %-18s %10s %10s  %s\n", "payload", "metric",
+	       s->state_names[c->a], s->state_names[c->b], "change (95% CI)");
+	for (k = 0; k < sizeof(ms) / sizeof(ms[0]); k++)
+		for (pi = 0; pi < s->npayloads; pi++) {
+			const struct sum_row *r = &c->rows[pi][ms[k]];
+
+			if (!row_has_data(r))
+				continue;
+			printf("%-7s %-18s %10s %10s  %s\n",
+			       sum_payload_label(s->payloads[pi], pl, sizeof(pl)),
+			       sum_metrics[ms[k]].name,
+			       sum_fmt_value(r->ok ? r->st.mean_base : NAN, b1, sizeof(b1)),
+			       sum_fmt_value(r->ok ? r->st.mean_patched : NAN, b2, sizeof(b2)),
+			       sum_fmt_change(r, b3, sizeof(b3)));
+		}
+}
+
+/* ---------------------------------------------------------------- main */
+
+static int parse_opts(int argc, char **argv, struct sum_opts *o)
+{
+	enum { O_LEVEL = 256, O_NOISE, O_SEED, O_ITERS, O_MISSING };
+	static const struct option opts[] = {
+		{ "allow-missing", no_argument, NULL, O_MISSING },
+		{ "level", required_argument, NULL, O_LEVEL },
+		{ "noise", required_argument, NULL, O_NOISE },
+		{ "seed", required_argument, NULL, O_SEED },
+		{ "iters", required_argument, NULL, O_ITERS },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	unsigned long long u;
+	char *end;
+	int c;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case O_MISSING:
+			o->allow_missing = true;
+			break;
+		case O_LEVEL:
+			o->level = strtod(optarg, &end);
+			if (*end || end == optarg || !(o->level > 0.5 && o->level < 1)) {
+				fprintf(stderr, SUM_NAME ": --level must be between 0.5 and 1, not '%s'\n", optarg);
+				return VB_EXIT_USAGE;
+			}
+			break;
+		case O_NOISE:
+			o->noise = strtod(optarg, &end);
+			if (*end || end == optarg || !(o->noise >= 0 && o->noise < 100)) {
+				fprintf(stderr, SUM_NAME ": --noise must be a percentage >= 0, not '%s'\n", optarg);
+				return VB_EXIT_USAGE;
+			}
+			break;
+		case O_SEED:
+			errno = 0;
+			u = strtoull(optarg, &end, 0);
+			if (errno || *end || end == optarg || *optarg == '-') {
+				fprintf(stderr, SUM_NAME ": bad --seed '%s'\n", optarg);
+				return VB_EXIT_USAGE;
+			}
+			o->seed = u;
+			break;
+		case O_ITERS:
+			errno = 0;
+			u = strtoull(optarg, &end, 10);
+			if (errno || *end || end == optarg || *optarg == '-' ||
+			    u < 100 || u > 10000000) {
+				fprintf(stderr, SUM_NAME ": --iters must be 100..10000000, not '%s'\n", optarg);
+				return VB_EXIT_USAGE;
+			}
+			o->iters = (unsigned int)u;
+			break;
+		case 'h':
+			usage(stdout);
+			return -1;
+		default:
+			fprintf(stderr, SUM_NAME ": unknown option or missing value: %s\n",
+				argv[optind - 1]);
+			usage(stderr);
+			return VB_EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, SUM_NAME ": exactly one results directory expected\n");
+		usage(stderr);
+		return VB_EXIT_USAGE;
+	}
+	o->dir = argv[optind];
+	return 0;
+}
+
+static void set_free(struct set *s)
+{
+	json_decref(s->manifest);
+	free(s->runs);
+	free(s->run_dirs);
+	free(s->samples);
+}
+
+int cmd_summarize(int argc, char **argv)
+{
+	struct sum_opts o = {
+		.level = STATS_LEVEL_DEFAULT, .noise = 1.0,
+		.seed = STATS_BOOT_SEED, .iters = STATS_BOOT_ITERS,
+	};
+	struct comp *comps = NULL;
+	struct set *s;
+	char err[512];
+	size_t i, ncomp = 0;
+	unsigned int pi, m;
+	int rc;
+
+	rc = parse_opts(argc, argv, &o);
+	if (rc)
+		return rc < 0 ? VB_EXIT_OK : rc;
+	s = calloc(1, sizeof(*s));
+	comps = calloc(NCOMP, sizeof(*comps));
+	if (!s || !comps) {
+		fprintf(stderr, SUM_NAME ": out of memory\n");
+		free(s);
+		free(comps);
+		return VB_EXIT_FAIL;
+	}
+	s->level = o.level;
+	rc = load_manifest(s, o.dir);
+	if (rc)
+		goto out;
+	if (sum_check_plan(s->runs, s->nruns, s->nstates, &s->nrounds, err,
+			   sizeof(err))) {
+		fprintf(stderr, SUM_NAME ": %s/manifest.json: %s\n", o.dir, err);
+		rc = VB_EXIT_USAGE;
+		goto out;
+	}
+	for (i = 0; i < s->nruns; i++) {
+		rc = load_samples(s, o.dir, i);
+		if (!rc)
+			rc = load_traced(s, o.dir, i);
+		if (rc)
+			goto out;
+	}
+	if (sum_check_samples(s->samples, s->nsamples, s->runs, s->nruns, err,
+			      sizeof(err))) {
+		fprintf(stderr, SUM_NAME ": %s\n", err);
+		rc = VB_EXIT_USAGE;
+		goto out;
+	}
+	for (i = 0; i < s->nsamples; i++)
+		if (payload_index(s, s->samples[i].payload) < 0) {
+			fprintf(stderr, SUM_NAME ": a %s sample has payload %u, which the manifest does not list\n",
+				sum_metrics[s->samples[i].metric].name,
+				s->samples[i].payload);
+			rc = VB_EXIT_USAGE;
+			goto out;
+		}
+	for (i = 0; i < NCOMP; i++) {
+		int a = state_index(s, comparisons[i].a);
+		int b = state_index(s, comparisons[i].b);
+		struct comp *c = &comps[ncomp];
+
+		if (a < 0 || b < 0)
+			continue;
+		c->a = (unsigned int)a;
+		c->b = (unsigned int)b;
+		c->title = comparisons[i].title;
+		ncomp++;
+		for (pi = 0; pi < s->npayloads; pi++)
+			for (m = 0; m < SUM_M_NR; m++) {
+				if (sum_row_compute(&c->rows[pi][m], s->samples,
+						    s->nsamples, s->nrounds, c->a,
+						    c->b, s->payloads[pi], m,
+						    o.allow_missing, o.level,
+						    o.iters, o.seed, o.noise,
+						    err, sizeof(err))) {
+					fprintf(stderr, SUM_NAME ": %s\n", err);
+					rc = VB_EXIT_USAGE;
+					goto out;
+				}
+			}
+	}
+	if (!ncomp) {
+		fprintf(stderr, SUM_NAME ": no comparison possible: the set needs two of baseline, p1-3, patched\n");
+		rc = VB_EXIT_USAGE;
+		goto out;
+	}
+	rc = write_summary(s, comps, ncomp, &o);
+	if (!rc)
+		rc = write_report(s, comps, ncomp, &o);
+	if (!rc)
+		rc = write_plots(s, comps, ncomp, &o);
+	if (!rc)
+		print_headline(s, &comps[0]);
+out:
+	for (i = 0; i < ncomp; i++)
+		for (pi = 0; pi < SUM_MAX_PAYLOADS; pi++)
+			for (m = 0; m < SUM_M_NR; m++)
+				sum_row_free(&comps[i].rows[pi][m]);
+	free(comps);
+	set_free(s);
+	free(s);
+	return rc;
+}
