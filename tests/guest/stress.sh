@@ -22,9 +22,11 @@ out=${RESULTS:?}/stress
 mkdir -p "$out" || exit 1
 fails=0
 
-b1=4M b2=4M b3=512K t=20 d=100
+# Per-wait timeout and global deadline are generous: a busy host slows
+# TCG guests several-fold, and a flake here would be read as a kernel bug.
+b1=4M b2=4M b3=512K t=20 d=150
 case "${VB_VARIANT:-}" in
-*debug*) b1=1M b2=1M b3=128K t=60 d=300 ;;
+*debug*) b1=1M b2=1M b3=128K t=60 d=400 ;;
 esac
 quick=0
 case "${1:-}" in
@@ -115,13 +117,14 @@ selfcheck() {
 
 if [ $quick -eq 0 ]; then
 	pfx='  (self-check) '
-	# flow 1: lowat receiver, 4 KiB writes; flow 2: epoll receiver
+	# flow 1: lowat receiver, 4 KiB writes
 	selfcheck selfcheck-corrupt 1 'byte mismatch at stream offset 40000' \
 		-n 3 -b 256K -s 3 -p 23000 -t "$t" -D "$d" \
 		-i corrupt:1:40000
-	selfcheck selfcheck-lostwake 2 'LOST WAKE-UP' \
-		-n 3 -b 256K -s 3 -p 23100 -t 3 -D "$d" \
-		-i lostwake:2:20000
+	# one flow only: its 3 s timeout must not catch slow healthy flows
+	selfcheck selfcheck-lostwake 0 'LOST WAKE-UP' \
+		-n 1 -b 256K -s 3 -p 23100 -t 3 -D "$d" \
+		-i lostwake:0:20000
 fi
 
 if [ $fails -eq 0 ]; then
