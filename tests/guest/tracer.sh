@@ -123,8 +123,12 @@ cat "$out/tracer.err"
 check "$rc == 0" "record exit status"
 wait $rpid || fail "receiver"
 port=$((port + 1))
+# vsock_perf's receiver stops at the first POLLRDHUP after one read(), so
+# it can miss the tail (< its 64 KiB buffer) when the sender's SHUTDOWN
+# lands while data is still queued -- more likely with deferred wake-ups.
+# Exact byte accounting is checked on the tracer's side below.
 got=$(field "$out/tracer.rx" 'total bytes received')
-check "${got:-0} == 1048576" "receiver got 1 MiB"
+check "${got:-0} > 1048576 - 65536" "receiver got 1 MiB (minus vsock_perf's RDHUP tail)"
 
 vsockbatch report "$out/tracer.json" >"$out/tracer-report.txt" 2>&1 ||
 	fail "report"
@@ -147,8 +151,11 @@ empty=$(metric "$j" empty_windows)
 holdp50=$(metric "$j" hold_p50_ns)
 say "pkts=$pkts rw=$rw batches=$batches mean=$mean deferred=$defer% dr_in=$drin dr_after=$drafter lookups/pkt=$lookups kb_runs=$kbruns hold_p50=$holdp50"
 
-# 1 MiB in 64 B sends = 16384 RW packets, all seen
+# 1 MiB in 64 B sends = 16384 RW packets, all seen (record drains the
+# worker after the sender exits)
+bytes=$(metric "$j" batch_bytes)
 check "${rw:-0} >= 16384" "all 16384 data packets seen"
+check "${bytes:-0} >= 1048576" "all 1 MiB inside lock windows"
 check "${batches:-0} > 0" "batches recorded"
 check "${mapfull:-1} == 0" "no map overflow"
 check "${empty:-1} == 0" "every worker lock window had its packet"
@@ -164,8 +171,10 @@ baseline)
 	;;
 batched)
 	check "$mean > 1" "batched: mean batch length > 1"
-	check "${drafter:-0} > 0 && ${drin:-1} == 0" "batched: data-ready after the unlock only"
-	check "$defer == 100" "batched: 100% deferred"
+	# runs defer; a packet that cannot open a run (e.g. the socket is
+	# closing) takes the unbatched path and wakes under the lock
+	check "${drafter:-0} >= 0.9 * ${batches:-0}" "batched: data-ready after the unlock for the batches"
+	check "$defer >= 99" "batched: >= 99% of data-ready calls deferred"
 	check "$lookups < 1" "batched: lookups per packet < 1"
 	check "${kbruns:-0} > 0" "batched: rx_batch tracepoint events"
 	;;

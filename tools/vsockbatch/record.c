@@ -44,6 +44,8 @@ static void usage(FILE *f)
 "Trace the vsock RX path (lock windows per socket, callbacks, lookups,\n"
 "CPU cost) while COMMAND runs, for SECONDS, or until Ctrl-C, and write a\n"
 "results file for `vsockbatch report`, `compare` and `top --replay`.\n"
+"After COMMAND exits, tracing goes on until the RX workers have been idle\n"
+"for 300 ms (at most 5 s): they may still be delivering what it sent.\n"
 "\n"
 "  -o, --output FILE      results file to write (required)\n"
 "  -d, --duration SECONDS stop after SECONDS (with COMMAND: send it SIGTERM)\n"
@@ -105,6 +107,30 @@ static int wait_child(pid_t pid, double duration, int *status)
 			termed = true;
 		}
 		usleep(20000);
+	}
+}
+
+/*
+ * COMMAND may exit while the RX worker is still delivering what it sent
+ * (loopback and virtio queue the packets; a fast sender finishes well
+ * ahead of the worker).  Keep tracing until nothing has moved for
+ * 300 ms, at most 5 s, so the file covers the whole transfer.
+ */
+static void drain(struct vb_tracer *t)
+{
+	uint64_t deadline = now_ns(CLOCK_MONOTONIC) + 5000000000ULL, last, cur;
+	int quiet = 0;
+
+	last = vb_tracer_activity(t);
+	while (!exiting && quiet < 3 && now_ns(CLOCK_MONOTONIC) < deadline) {
+		usleep(100000);
+		cur = vb_tracer_activity(t);
+		if (cur == last) {
+			quiet++;
+		} else {
+			quiet = 0;
+			last = cur;
+		}
 	}
 }
 
@@ -264,6 +290,7 @@ int cmd_record(int argc, char **argv)
 				WTERMSIG(status));
 			cmd_failed = true;
 		}
+		drain(&tracer);
 	} else {
 		wait_plain(duration);
 	}

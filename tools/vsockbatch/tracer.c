@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <stdlib.h>
+
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "tracer.h"
@@ -116,6 +119,26 @@ void vb_tracer_enable(struct vb_tracer *t, bool on)
 {
 	if (t->skel && t->skel->bss)
 		__atomic_store_n(&t->skel->bss->enabled, on, __ATOMIC_SEQ_CST);
+}
+
+uint64_t vb_tracer_activity(struct vb_tracer *t)
+{
+	int ncpu = libbpf_num_possible_cpus(), i;
+	struct vb_stats *vals;
+	uint64_t sum = 0;
+	__u32 key = 0;
+
+	if (ncpu <= 0 || !t->skel)
+		return 0;
+	vals = calloc((size_t)ncpu, sizeof(*vals));
+	if (!vals)
+		return 0;
+	if (!bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.stats), &key, vals))
+		for (i = 0; i < ncpu; i++)
+			sum += vals[i].cnt[VB_C_PKTS] +
+			       vals[i].cnt[VB_C_WORKER_CALLS];
+	free(vals);
+	return sum;
 }
 
 int vb_tracer_describe(const struct vb_tracer *t, struct vb_results *r)

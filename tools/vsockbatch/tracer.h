@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "probe.h"
 #include "results.h"
@@ -31,6 +32,8 @@ void vb_libbpf_verbose(bool verbose);
 int vb_tracer_start(struct vb_tracer *t, char *errbuf, size_t errlen);
 /* Gate accounting in the BPF programs (.bss enabled). */
 void vb_tracer_enable(struct vb_tracer *t, bool on);
+/* Packets + worker calls so far (all CPUs): a cheap activity probe. */
+uint64_t vb_tracer_activity(struct vb_tracer *t);
 /* Kernel facts and attached hooks into the results model. */
 int vb_tracer_describe(const struct vb_tracer *t, struct vb_results *r);
 void vb_tracer_stop(struct vb_tracer *t);

@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Portability of the CO-RE tracer to the build host's kernel (6.18 here),
+ * which refuses every fentry/fexit LOAD: relocations are resolved against
+ * its BTF without loading (tools/vsockbatch/corecheck.c), cross-checked
+ * with libbpf's own relocation code through `bpftool gen min_core_btf`,
+ * and the one program type this kernel accepts (tp_btf) is really loaded
+ * through the verifier -- never attached.  Also a synthetic BTF on which
+ * relocations must fail, so the checker is shown to be able to say no.
+ * Tests that need the host BTF, bpftool or root skip with a reason.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "../../tools/vsockbatch/corecheck.h"
+#include "vsockbatch.skel.h"
+
+#define HOST_BTF "/sys/kernel/btf/vmlinux"
+
+static const struct vb_cc_prog *prog(const struct vb_cc_result *r,
+				     const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < r->nprogs; i++)
+		if (!strcmp(r->progs[i].name, name))
+			return &r->progs[i];
+	return NULL;
+}
+
+static const struct vb_cc_relo *relo(const struct vb_cc_result *r,
+				     const char *sec, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < r->nrelos; i++)
+		if (!strcmp(r->relos[i].prog_sec, sec) &&
+		    !strcmp(r->relos[i].path, path))
+			return &r->relos[i];
+	return NULL;
+}
+
+/* offset of member path "a.b" inside struct sname, via the BTF API */
+static long member_off(const struct btf *btf, const char *sname,
+		       const char *m1, const char *m2)
+{
+	const struct btf_type *t;
+	const struct btf_member *m;
+	long off = 0;
+	int id, i;
+
+	id = btf__find_by_name_kind(btf, sname, BTF_KIND_STRUCT);
+	if (id < 0)
+		return -1;
+	t = btf__type_by_id(btf, id);
+	for (const char *want = m1; want; want = (want == m1 ? m2 : NULL)) {
+		m = btf_members(t);
+		for (i = 0; i < btf_vlen(t); i++, m++)
+			if (!strcmp(btf__name_by_offset(btf, m->name_off), want))
+				break;
+		if (i == btf_vlen(t))
+			return -1;
+		off += btf_member_bit_offset(t, i) / 8;
+		t = btf__type_by_id(btf, m->type);
+		while (btf_is_typedef(t) || btf_is_const(t) || btf_is_volatile(t))
+			t = btf__type_by_id(btf, t->type);
+	}
+	return off;
+}
+
+static void test_host_btf_relocates(void **state)
+{
+	struct vb_cc_result r;
+	struct btf *host;
+	const char *names[] = { "vmlinux" };
+	const struct vb_cc_relo *x;
+	const void *elf;
+	char err[256];
+	size_t sz, i;
+
+	(void)state;
+	if (access(HOST_BTF, R_OK)) {
+		print_message("skip: %s not readable on this host\n", HOST_BTF);
+		skip();
+	}
+	host = btf__parse(HOST_BTF, NULL);
+	assert_false(libbpf_get_error(host));
+	elf = vsockbatch_bpf__elf_bytes(&sz);
+	assert_int_equal(vb_corecheck(elf, sz, &host, names, 1, &r, err,
+				      sizeof(err)), 0);
+	assert_true(r.nprogs >= 16);
+	assert_true(r.nrelos >= 20);
+	/* every program whose target this kernel has relocates */
+	for (i = 0; i < r.nprogs; i++)
+		if (r.progs[i].target_exists && r.progs[i].nfail) {
+			print_error("%s does not relocate\n", r.progs[i].name);
+			fail();
+		}
+	/* the core hooks are there on any kernel with vsock built in */
+	assert_true(prog(&r, "lock_acquired")->target_exists);
+	assert_true(prog(&r, "release")->target_exists);
+	/* the series' tracepoint is not in a stock kernel */
+	assert_false(prog(&r, "rx_batch_tp")->target_exists);
+	/* offsets agree with an independent lookup in the same BTF */
+	x = relo(&r, "fentry/release_sock", "sock.__sk_common.skc_family");
+	assert_non_null(x);
+	assert_true(x->ok);
+	assert_int_equal(x->target_off,
+			 member_off(host, "sock", "__sk_common", "skc_family"));
+	x = relo(&r, "fexit/lock_sock_nested", "vsock_sock.remote_addr.svm_cid");
+	if (x) {	/* only when vsock is built in */
+		assert_true(x->ok);
+		assert_int_equal(x->target_off,
+				 member_off(host, "vsock_sock", "remote_addr",
+					    "svm_cid"));
+		print_message("host: vsock_sock.remote_addr.svm_cid @%u (local header @%u)\n",
+			      x->target_off, x->local_off);
+	}
+	vb_cc_result_free(&r);
+	btf__free(host);
+}
+
+/*
+ * Cross-check with libbpf's relocation logic: bpftool's min_core_btf
+ * keeps exactly the types and members the object's relocations resolve
+ * to.  Every relocation our checker resolved must find its member there.
+ */
+static void test_matches_bpftool_min_core_btf(void **state)
+{
+	char dir[] = "/tmp/vb-test-cc-XXXXXX", cmd[512], out[128];
+	const char *names[] = { "vmlinux" };
+	struct btf *host, *min;
+	struct vb_cc_result r;
+	const void *elf;
+	char err[256];
+	size_t sz, i;
+	int n = 0;
+
+	(void)state;
+	if (access(HOST_BTF, R_OK) || access("build/bpf/vsockbatch.bpf.o", R_OK) ||
+	    system("bpftool version >/dev/null 2>&1")) {
+		print_message("skip: needs %s, build/bpf/vsockbatch.bpf.o (run from the repo root) and bpftool\n",
+			      HOST_BTF);
+		skip();
+	}
+	assert_non_null(mkdtemp(dir));
+	snprintf(out, sizeof(out), "%s/min.btf", dir);
+	snprintf(cmd, sizeof(cmd),
+		 "bpftool gen min_core_btf %s %s build/bpf/vsockbatch.bpf.o",
+		 HOST_BTF, out);
+	assert_int_equal(system(cmd), 0);
+	min = btf__parse(out, NULL);
+	assert_false(libbpf_get_error(min));
+	host = btf__parse(HOST_BTF, NULL);
+	elf = vsockbatch_bpf__elf_bytes(&sz);
+	assert_int_equal(vb_corecheck(elf, sz, &host, names, 1, &r, err,
+				      sizeof(err)), 0);
+	for (i = 0; i < r.nrelos; i++) {
+		const struct vb_cc_relo *x = &r.relos[i];
+		char root[192], *dot;
+		const char *m1, *m2;
+
+		if (!x->ok || x->kind != 0)	/* FIELD_BYTE_OFFSET only */
+			continue;
+		snprintf(root, sizeof(root), "%s", x->path);
+		dot = strchr(root, '.');
+		assert_non_null(dot);
+		*dot = 0;
+		m1 = dot + 1;
+		dot = strchr(dot + 1, '.');
+		m2 = NULL;
+		if (dot) {
+			*dot = 0;
+			m2 = dot + 1;
+		}
+		if (member_off(min, root, m1, m2) != (long)x->target_off) {
+			print_error("%s: bpftool min BTF has %ld, we have %u\n",
+				    x->path, member_off(min, root, m1, m2),
+				    x->target_off);
+			fail();
+		}
+		n++;
+	}
+	assert_true(n >= 10);
+	vb_cc_result_free(&r);
+	btf__free(min);
+	btf__free(host);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* A kernel whose struct sock lacks the field: relocation must fail. */
+static void test_synthetic_btf_fails(void **state)
+{
+	const char *names[] = { "synthetic" };
+	struct vb_cc_result r;
+	struct btf *b = btf__new_empty();
+	const struct vb_cc_relo *x;
+	int u32, sk, proto;
+	const void *elf;
+	char err[256];
+	size_t sz;
+
+	(void)state;
+	u32 = btf__add_int(b, "unsigned int", 4, 0);
+	sk = btf__add_struct(b, "sock", 8);
+	btf__add_field(b, "sk_hash", u32, 0, 0);	/* no __sk_common */
+	btf__add_ptr(b, sk);
+	proto = btf__add_func_proto(b, 0);
+	btf__add_func(b, "release_sock", BTF_FUNC_GLOBAL, proto);
+	elf = vsockbatch_bpf__elf_bytes(&sz);
+	assert_int_equal(vb_corecheck(elf, sz, &b, names, 1, &r, err,
+				      sizeof(err)), 0);
+	x = relo(&r, "fentry/release_sock", "sock.__sk_common.skc_family");
+	assert_non_null(x);
+	assert_false(x->ok);
+	assert_non_null(strstr(x->why, "no member '__sk_common' in sock"));
+	assert_true(prog(&r, "release")->target_exists);
+	assert_int_equal(prog(&r, "release")->nfail, 1);
+	/* targets the synthetic kernel lacks are reported as absent */
+	assert_false(prog(&r, "lock_acquired")->target_exists);
+	x = relo(&r, "fexit/lock_sock_nested", "vsock_sock.local_addr.svm_cid");
+	assert_non_null(x);
+	assert_false(x->ok);
+	assert_non_null(strstr(x->why, "no type 'vsock_sock'"));
+	vb_cc_result_free(&r);
+	btf__free(b);
+}
+
+/* The only real load allowed on this host: tp_btf, never attached. */
+static void test_host_tp_btf_verifier_load(void **state)
+{
+	struct vsockbatch_bpf *skel;
+	struct bpf_program *p;
+	struct btf *host;
+	int err;
+
+	(void)state;
+	if (geteuid() != 0) {
+		print_message("skip: not root, cannot load BPF programs\n");
+		skip();
+	}
+	host = btf__parse(HOST_BTF, NULL);
+	if (libbpf_get_error(host)) {
+		print_message("skip: no host BTF\n");
+		skip();
+	}
+	err = btf__find_by_name_kind(host, "btf_trace_virtio_transport_recv_pkt",
+				     BTF_KIND_TYPEDEF);
+	btf__free(host);
+	if (err < 0) {
+		print_message("skip: this kernel has no vsock recv_pkt tracepoint in vmlinux BTF\n");
+		skip();
+	}
+	skel = vsockbatch_bpf__open();
+	assert_non_null(skel);
+	bpf_object__for_each_program(p, skel->obj)
+		bpf_program__set_autoload(p, p == skel->progs.recv_pkt_btf);
+	err = vsockbatch_bpf__load(skel);	/* no attach anywhere */
+	if (err == -EPERM) {
+		vsockbatch_bpf__destroy(skel);
+		print_message("skip: this kernel refuses BPF loads (EPERM)\n");
+		skip();
+	}
+	assert_int_equal(err, 0);
+	assert_true(bpf_program__fd(skel->progs.recv_pkt_btf) >= 0);
+	assert_null(skel->links.recv_pkt_btf);
+	vsockbatch_bpf__destroy(skel);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_host_btf_relocates),
+		cmocka_unit_test(test_matches_bpftool_min_core_btf),
+		cmocka_unit_test(test_synthetic_btf_fails),
+		cmocka_unit_test(test_host_tp_btf_verifier_load),
+	};
+
+	libbpf_set_print(NULL);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
