@@ -290,7 +290,7 @@ const char *sum_fmt_value(double v, char *buf, size_t len)
 {
 	if (!isfinite(v))
 		snprintf(buf, len, "-");
-	else if (fabs(v) >= 1e4 && fabs(v - round(v)) < 1e-9)
+	else if (fabs(v) >= 1 && fabs(v - round(v)) < 1e-9)
 		snprintf(buf, len, "%.0f", v);
 	else if (fabs(v) >= 1000)
 		snprintf(buf, len, "%.1f", v);
