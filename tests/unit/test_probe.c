@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests for tools/vsockbatch/probe.c on synthetic BTF files: which
+ * hooks are switched on/off, how the kernel mode is detected (baseline,
+ * batched by function, batched by tracepoint), the recv_pkt tp_btf
+ * prototype check, and the "no BTF" / "no vsock" refusals.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <bpf/btf.h>
+
+#include "../../tools/vsockbatch/probe.h"
+
+struct kbtf {
+	struct btf *b;
+	int u32, u16, vptr, proto;
+};
+
+static void kbtf_init(struct kbtf *k)
+{
+	k->b = btf__new_empty();
+	k->u32 = btf__add_int(k->b, "unsigned int", 4, 0);
+	k->u16 = btf__add_int(k->b, "short unsigned int", 2, 0);
+	k->vptr = btf__add_ptr(k->b, 0);
+	k->proto = btf__add_func_proto(k->b, 0);
+}
+
+static void add_func(struct kbtf *k, const char *name)
+{
+	btf__add_func(k->b, name, BTF_FUNC_GLOBAL, k->proto);
+}
+
+/* typedef void (*btf_trace_virtio_transport_recv_pkt)(void *, u32 x5, u16 x2, u32 x3) */
+static void add_recv_pkt_tp(struct kbtf *k, bool good)
+{
+	int proto, ptr, i;
+
+	proto = btf__add_func_proto(k->b, 0);
+	btf__add_func_param(k->b, "__data", k->vptr);
+	for (i = 1; i <= 10; i++)
+		btf__add_func_param(k->b, "a",
+				    (i == 6 || i == 7) && good ? k->u16 : k->u32);
+	ptr = btf__add_ptr(k->b, proto);
+	btf__add_typedef(k->b, "btf_trace_virtio_transport_recv_pkt", ptr);
+}
+
+static void add_raw_struct(struct kbtf *k, const char *name,
+			   const char *const *fields)
+{
+	int i, n = 0;
+
+	while (fields[n])
+		n++;
+	btf__add_struct(k->b, name, 8 + 4 * n);
+	for (i = 0; fields[i]; i++)
+		btf__add_field(k->b, fields[i], k->u32, (8 + 4 * i) * 8, 0);
+}
+
+static char *kbtf_write(struct kbtf *k)
+{
+	static int seq;
+	const void *raw;
+	char *path;
+	__u32 sz;
+	FILE *f;
+
+	raw = btf__raw_data(k->b, &sz);
+	assert_true(asprintf(&path, "/tmp/vb-test-probe-%d-%d.btf",
+			     (int)getpid(), seq++) > 0);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(raw, 1, sz, f), sz);
+	fclose(f);
+	btf__free(k->b);
+	return path;
+}
+
+static const char *const recv_fields[] = {
+	"src_cid", "src_port", "dst_cid", "dst_port", "len", "op", NULL
+};
+static const char *const batch_fields[] = {
+	"src_cid", "src_port", "dst_cid", "dst_port", "pkts", "bytes",
+	"hold_ns", "reason", "write_space", "data_ready", NULL
+};
+
+static void base_kernel(struct kbtf *k)
+{
+	kbtf_init(k);
+	add_func(k, "lock_sock_nested");
+	add_func(k, "release_sock");
+	add_func(k, "sock_def_readable");
+	add_func(k, "vsock_loopback_work");
+	add_func(k, "vsock_find_connected_socket");
+	add_recv_pkt_tp(k, true);
+	add_raw_struct(k, "trace_event_raw_virtio_transport_recv_pkt",
+		       recv_fields);
+}
+
+static void test_baseline_kernel(void **state)
+{
+	struct vb_probe p;
+	struct kbtf k;
+	char err[256], *path;
+
+	(void)state;
+	base_kernel(&k);
+	path = kbtf_write(&k);
+	assert_int_equal(vb_probe_kernel(&p, path, err, sizeof(err)), 0);
+	assert_int_equal(p.mode, VB_MODE_BASELINE);
+	assert_non_null(strstr(p.detected_by, "no virtio_transport_rx_batch_*"));
+	assert_true(p.use[VB_HOOK_LOOPBACK_WORK]);
+	assert_false(p.use[VB_HOOK_RX_WORK]);		/* absent: off */
+	assert_false(p.use[VB_HOOK_VHOST_KICK]);
+	assert_false(p.use[VB_HOOK_WRITE_SPACE]);
+	assert_false(p.use[VB_HOOK_LOCK_WAIT]);
+	assert_true(p.use[VB_HOOK_LOCK]);
+	/* tp_btf preferred; the classic tracepoint stays available */
+	assert_true(p.use[VB_HOOK_RECV_PKT_BTF]);
+	assert_true(p.avail[VB_HOOK_RECV_PKT_TP]);
+	assert_false(p.use[VB_HOOK_RECV_PKT_TP]);
+	assert_false(p.avail[VB_HOOK_RX_BATCH_TP]);
+	assert_non_null(strstr(p.why[VB_HOOK_RX_BATCH_TP],
+			       "trace_event_raw_virtio_transport_rx_batch"));
+	assert_int_equal(vb_probe_usable(&p, err, sizeof(err)), 0);
+	unlink(path);
+	free(path);
+}
+
+static void test_batched_by_function_and_tracepoint(void **state)
+{
+	struct vb_probe p;
+	struct kbtf k;
+	char err[256], *path;
+
+	(void)state;
+	base_kernel(&k);
+	add_func(&k, "virtio_transport_rx_batch_recv");
+	path = kbtf_write(&k);
+	assert_int_equal(vb_probe_kernel(&p, path, err, sizeof(err)), 0);
+	assert_int_equal(p.mode, VB_MODE_BATCHED);
+	assert_non_null(strstr(p.detected_by, "virtio_transport_rx_batch_recv"));
+	unlink(path);
+	free(path);
+
+	base_kernel(&k);
+	add_raw_struct(&k, "trace_event_raw_virtio_transport_rx_batch",
+		       batch_fields);
+	path = kbtf_write(&k);
+	assert_int_equal(vb_probe_kernel(&p, path, err, sizeof(err)), 0);
+	assert_true(p.use[VB_HOOK_RX_BATCH_TP]);
+	assert_int_equal(p.mode, VB_MODE_BATCHED);
+	assert_non_null(strstr(p.detected_by, "tracepoint"));
+	unlink(path);
+	free(path);
+}
+
+static void test_wrong_shapes_switched_off(void **state)
+{
+	static const char *const short_batch[] = {
+		"src_cid", "src_port", "dst_cid", "dst_port", "pkts", NULL
+	};
+	struct vb_probe p;
+	struct kbtf k;
+	char err[256], *path;
+
+	(void)state;
+	kbtf_init(&k);
+	add_func(&k, "lock_sock_nested");
+	add_func(&k, "release_sock");
+	add_func(&k, "virtio_transport_rx_work");
+	add_recv_pkt_tp(&k, false);	/* op is not u16: not the 6.12 proto */
+	add_raw_struct(&k, "trace_event_raw_virtio_transport_recv_pkt",
+		       recv_fields);
+	add_raw_struct(&k, "trace_event_raw_virtio_transport_rx_batch",
+		       short_batch);
+	path = kbtf_write(&k);
+	assert_int_equal(vb_probe_kernel(&p, path, err, sizeof(err)), 0);
+	assert_false(p.avail[VB_HOOK_RECV_PKT_BTF]);
+	assert_non_null(strstr(p.why[VB_HOOK_RECV_PKT_BTF], "argument 6"));
+	/* falls back to the classic tracepoint */
+	assert_true(p.use[VB_HOOK_RECV_PKT_TP]);
+	assert_false(p.avail[VB_HOOK_RX_BATCH_TP]);
+	assert_non_null(strstr(p.why[VB_HOOK_RX_BATCH_TP], "no integer field 'bytes'"));
+	assert_int_equal(vb_probe_usable(&p, err, sizeof(err)), 0);
+	unlink(path);
+	free(path);
+}
+
+static void test_refusals(void **state)
+{
+	struct vb_probe p;
+	struct kbtf k;
+	char err[256], *path;
+
+	(void)state;
+	/* no vsock at all: no workers, no tracepoint */
+	kbtf_init(&k);
+	add_func(&k, "lock_sock_nested");
+	add_func(&k, "release_sock");
+	path = kbtf_write(&k);
+	assert_int_equal(vb_probe_kernel(&p, path, err, sizeof(err)), 0);
+	assert_int_equal(p.mode, VB_MODE_UNKNOWN);
+	assert_int_equal(vb_probe_usable(&p, err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "kernel without vsock RX workers"));
+	unlink(path);
+	free(path);
+
+	/* workers but no recv_pkt tracepoint */
+	kbtf_init(&k);
+	add_func(&k, "lock_sock_nested");
+	add_func(&k, "release_sock");
+	add_func(&k, "vsock_loopback_work");
+	path = kbtf_write(&k);
+	assert_int_equal(vb_probe_kernel(&p, path, err, sizeof(err)), 0);
+	assert_int_equal(vb_probe_usable(&p, err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "no vsock:virtio_transport_recv_pkt tracepoint"));
+	unlink(path);
+	free(path);
+
+	/* no BTF */
+	assert_int_equal(vb_probe_kernel(&p, "/nonexistent/vmlinux", err,
+					 sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "cannot read BTF from /nonexistent/vmlinux"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_baseline_kernel),
+		cmocka_unit_test(test_batched_by_function_and_tracepoint),
+		cmocka_unit_test(test_wrong_shapes_switched_off),
+		cmocka_unit_test(test_refusals),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
