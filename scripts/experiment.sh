@@ -22,7 +22,8 @@
 # (64 B -> 1 MiB), CAP 16M, 300 round trips per RTT size: 18 guest runs of
 # ~100-200 s each on a contended 2-core machine, 30-60 min (measured
 # times: results/<set>/README.md).  --quick: payloads 64 and 4K, tiny
-# transfers, one pair, RTT at 64 B only: ~3-5 min (make check / make lab).
+# transfers (64 B -> 512 KiB, 4 KiB -> 2 MiB: just above the 256 KiB socket
+# buffer), one pair, RTT at 64 B only: ~2-5 min (make check / make lab).
 #
 # Output: results/<UTC date>-<label>/ (or --out DIR): manifest.json, one
 # directory per run (runs/rNN-STATE: console.log, samples.jsonl, raw/,
@@ -165,7 +166,7 @@ fi
 
 # ------------------------------------------------------------- settings
 if [ "$QUICK" = 1 ]; then
-	: "${PAIRS:=1}" "${PAYLOADS:=64 4K}" "${SCALE:=256}" "${CAP:=1M}"
+	: "${PAIRS:=1}" "${PAYLOADS:=64 4K}" "${SCALE:=8192}" "${CAP:=2M}"
 	: "${RTT_COUNT:=50}" "${LABEL:=quick}"
 	RTT_WANT="64" PP_WARMUP=5 RUN_TIMEOUT=300
 else

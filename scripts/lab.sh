@@ -4,7 +4,9 @@
 # Builds or reuses the baseline and patched guest kernels, boots each under
 # QEMU TCG, runs the default experiment there (upstream vsock_test over
 # loopback, then vsock_perf at 64 B, 4 KiB and 64 KiB) and prints the two
-# side by side.  Run files go to build/lab/<timestamp>/<variant>/.
+# side by side; then the quick AB/BA experiment (scripts/experiment.sh
+# --quick, all three kernel states) and its headline table.  Run files
+# go to build/lab/<timestamp>/<variant>/ and .../experiment/
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -62,4 +64,16 @@ for s in "${SIZES[@]}"; do
 	done
 done
 echo "(single runs: TCG timings are noisy; 'make experiment' gives AB/BA pairs with confidence intervals)"
+
+# --- AB/BA experiment, quick variant ----------------------------------
+# scripts/experiment.sh --quick: baseline, p1-3 and patched, one fresh
+# guest each, one pair, payloads 64 B and 4 KiB, tiny transfers (a few
+# minutes).  Its full set (report.md, summary.json, plots) lands in
+# $OUT/experiment; `make experiment` runs the real matrix.
+echo
+log "AB/BA experiment (quick): scripts/experiment.sh --quick"
+"$VB_ROOT/scripts/experiment.sh" --quick --label lab-quick \
+	--out "$OUT/experiment" >"$OUT/experiment.txt" || status=1
+echo "vsockbatch experiment (quick, 1 pair: changes without CIs; $OUT/experiment/report.md)"
+cat "$OUT/experiment.txt"
 exit $status

@@ -269,6 +269,9 @@ static void test_row_ci_and_format(void **state)
 	assert_false(row.ok);
 	assert_string_equal(sum_fmt_change(&row, buf, sizeof(buf)),
 			    "n/a (a value <= 0 has no log ratio)");
+	/* the means are still reported */
+	assert_near(row.mean_a, 16.0 / 3, 1e-12);
+	assert_near(row.mean_b, 7.3 / 3, 1e-12);
 	sum_row_free(&row);
 
 	/* no data at all */
@@ -277,6 +280,7 @@ static void test_row_ci_and_format(void **state)
 					 STATS_BOOT_SEED, 1.0, err, sizeof(err)), 0);
 	assert_false(row.ok);
 	assert_int_equal(row.pairs.n, 0);
+	assert_true(isnan(row.mean_a));
 	assert_string_equal(sum_fmt_change(&row, buf, sizeof(buf)),
 			    "n/a (no complete pair)");
 	sum_row_free(&row);

@@ -475,8 +475,8 @@ static json_t *row_json(const struct set *s, const struct comp *c,
 	json_object_set_new(o, "dropped_pairs", json_integer((json_int_t)r->pairs.dropped));
 	json_object_set_new(o, "baseline_state", json_string(s->state_names[c->a]));
 	json_object_set_new(o, "patched_state", json_string(s->state_names[c->b]));
-	json_object_set_new(o, "baseline", jnum(r->ok ? r->st.mean_base : NAN));
-	json_object_set_new(o, "patched", jnum(r->ok ? r->st.mean_patched : NAN));
+	json_object_set_new(o, "baseline", jnum(r->mean_a));
+	json_object_set_new(o, "patched", jnum(r->mean_b));
 	json_object_set_new(o, "change_pct", jnum(r->ok ? r->st.change_pct : NAN));
 	json_object_set_new(o, "ci_low_pct", jnum(r->ok && r->st.has_ci ? r->st.ci_lo_pct : NAN));
 	json_object_set_new(o, "ci_high_pct", jnum(r->ok && r->st.has_ci ? r->st.ci_hi_pct : NAN));
@@ -629,16 +629,16 @@ static void md_table(FILE *f, const struct set *s, const struct comp *c,
 			continue;
 		fprintf(f, "| %s | %s | %s | %s | %zu%s |",
 			sum_payload_label(s->payloads[pi], pl, sizeof(pl)),
-			sum_fmt_value(r->ok ? r->st.mean_base : NAN, b1, sizeof(b1)),
-			sum_fmt_value(r->ok ? r->st.mean_patched : NAN, b2, sizeof(b2)),
+			sum_fmt_value(r->mean_a, b1, sizeof(b1)),
+			sum_fmt_value(r->mean_b, b2, sizeof(b2)),
 			sum_fmt_change(r, b3, sizeof(b3)), r->pairs.n,
 			r->pairs.dropped ? " (+dropped)" : "");
 		if (counts != SUM_M_NR) {
 			const struct sum_row *rc = &c->rows[pi][counts];
 
 			fprintf(f, " %s/%s |",
-				sum_fmt_value(rc->ok ? round(rc->st.mean_base) : NAN, c1, sizeof(c1)),
-				sum_fmt_value(rc->ok ? round(rc->st.mean_patched) : NAN, c2, sizeof(c2)));
+				sum_fmt_value(round(rc->mean_a), c1, sizeof(c1)),
+				sum_fmt_value(round(rc->mean_b), c2, sizeof(c2)));
 		}
 		fputc('\n', f);
 	}
@@ -669,8 +669,8 @@ static void md_tracer(FILE *f, const struct set *s, const struct comp *c)
 			const struct sum_row *r = &c->rows[pi][ms[k]];
 
 			fprintf(f, " %s / %s |",
-				sum_fmt_value(r->ok ? r->st.mean_base : NAN, b1, sizeof(b1)),
-				sum_fmt_value(r->ok ? r->st.mean_patched : NAN, b2, sizeof(b2)));
+				sum_fmt_value(r->mean_a, b1, sizeof(b1)),
+				sum_fmt_value(r->mean_b, b2, sizeof(b2)));
 		}
 		fputc('\n', f);
 	}
@@ -1017,8 +1017,8 @@ static void print_headline(const struct set *s, const struct comp *c)
 			printf("%-7s %-18s %10s %10s  %s\n",
 			       sum_payload_label(s->payloads[pi], pl, sizeof(pl)),
 			       sum_metrics[ms[k]].name,
-			       sum_fmt_value(r->ok ? r->st.mean_base : NAN, b1, sizeof(b1)),
-			       sum_fmt_value(r->ok ? r->st.mean_patched : NAN, b2, sizeof(b2)),
+			       sum_fmt_value(r->mean_a, b1, sizeof(b1)),
+			       sum_fmt_value(r->mean_b, b2, sizeof(b2)),
 			       sum_fmt_change(r, b3, sizeof(b3)));
 		}
 }

@@ -116,6 +116,7 @@ struct sum_row {
 	unsigned int payload;
 	enum sum_metric metric;
 	struct sum_pairs pairs;
+	double mean_a, mean_b;		/* arithmetic means of the pairs (NaN: none) */
 	int ok;				/* stats computed */
 	struct stats_paired st;
 	int has_boot;

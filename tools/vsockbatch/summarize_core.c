@@ -248,6 +248,8 @@ int sum_row_compute(struct sum_row *row, const struct sum_sample *s,
 		       &row->pairs, err, errlen);
 	if (ret)
 		return ret;
+	row->mean_a = stats_mean(row->pairs.a, row->pairs.n);
+	row->mean_b = stats_mean(row->pairs.b, row->pairs.n);
 	if (!row->pairs.n) {
 		snprintf(row->why, sizeof(row->why), "no complete pair");
 		return 0;

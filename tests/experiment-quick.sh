@@ -1,0 +1,119 @@
+#!/bin/bash
+# experiment-quick.sh: end-to-end check of the AB/BA experiment pipeline.
+#
+# Runs `scripts/experiment.sh --quick --out TMP` (3 guest runs: baseline,
+# p1-3, patched; payloads 64 B and 4 KiB; one pair) and checks that every
+# output exists and is well formed: the manifest and per-run raw files,
+# summary.json (format, the three comparisons, the expected rows and
+# keys), report.md (its tables), the plots (non-empty SVG and PNG).
+# Prints one line per check and "experiment-quick: OK" or the failures.
+# Exit 0 all good, 1 a check failed.  The set is removed on success
+# unless VB_KEEP=1; its path is printed on failure.
+#   tests/experiment-quick.sh
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+VB=$ROOT/build/vsockbatch
+fails=0
+ok() { echo "ok: $*"; }
+bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+check() { # check DESCRIPTION COMMAND...
+	local d=$1
+	shift
+	if "$@" >/dev/null 2>&1; then ok "$d"; else bad "$d"; fi
+}
+
+command -v jq >/dev/null || { echo "experiment-quick: jq missing" >&2; exit 1; }
+[ -x "$VB" ] || { echo "experiment-quick: $VB missing (run make)" >&2; exit 1; }
+tmp=$(mktemp -d /tmp/vb-expq.XXXXXX) || exit 1
+out=$tmp/set
+start=$(date +%s)
+"$ROOT/scripts/experiment.sh" --quick --out "$out" >"$tmp/stdout" 2>"$tmp/stderr"
+rc=$?
+echo "experiment.sh --quick: exit $rc after $(($(date +%s) - start))s"
+[ $rc -eq 0 ] && ok "experiment.sh exit 0" || { bad "experiment.sh exit $rc"; tail -n 5 "$tmp/stderr"; }
+check "progress lines (run k/R, elapsed, ETA) on stderr" \
+	grep -q '^\[experiment\] run 3/3: .*elapsed .*ETA' "$tmp/stderr"
+check "headline table on stdout" grep -q '^64B *tput_fixed_gbps' "$tmp/stdout"
+
+# manifest and raw files
+m=$out/manifest.json
+check "manifest.json parses, 3 runs, all status 0" \
+	jq -e '(.runs | length) == 3 and all(.runs[]; .status == 0) and .quick == true' "$m"
+check "manifest: states with kernel hash and patch list" \
+	jq -e '[.states[].name] == ["baseline","p1-3","patched"] and all(.states[]; (.kernel_hash | length) > 0 and (.patches | type) == "array")' "$m"
+check "manifest: p1-3 has 3 patches, patched more" \
+	jq -e '(.states[1].patches | length) == 3 and (.states[2].patches | length) > 3 and (.states[0].patches | length) == 0' "$m"
+for d in $(jq -r '.runs[].dir' "$m" 2>/dev/null); do
+	r=$out/$d
+	check "$d: console.log, env.txt" test -s "$r/console.log" -a -s "$r/env.txt"
+	check "$d: samples.jsonl lines are {payload, metric, value}" \
+		jq -e -s 'length > 0 and all(.[]; (.payload | type) == "number" and (.metric | type) == "string" and (.value | type) == "number")' "$r/samples.jsonl"
+	for p in 64 4096; do
+		for k in fixed match traced; do
+			check "$d: raw/$k.$p rx+tx with a JSON line" \
+				grep -q '^{"tool":"vb-recv"' "$r/raw/$k.$p.rx.out"
+		done
+		check "$d: traced/$p.json is a results file" "$VB" report --json "$r/traced/$p.json"
+		for mt in tput_fixed_gbps tput_match_gbps recv_calls_fixed recv_calls_match tput_traced_gbps; do
+			check "$d: sample $mt at $p" \
+				jq -e -s --arg m "$mt" --argjson p "$p" 'any(.[]; .metric == $m and .payload == $p and .value > 0)' "$r/samples.jsonl"
+		done
+	done
+	check "$d: RTT samples at 64 B" \
+		jq -e -s '[.[] | select(.payload == 64 and (.metric | startswith("rtt_")))] | length == 3' "$r/samples.jsonl"
+done
+
+# summary.json
+s=$out/summary.json
+check "summary.json: format, version, three comparisons" \
+	jq -e '.format == "vsockbatch-experiment-summary" and .version == 1 and ([.comparisons[].name] == ["baseline->patched","baseline->p1-3","p1-3->patched"])' "$s"
+check "summary.json: method with seed, machine, states, rounds" \
+	jq -e '(.method.bootstrap.seed | startswith("0x")) and (.method.ci | test("t-interval")) and (.machine.qemu | test("QEMU")) and (.states | length) == 3 and .rounds == 1' "$s"
+for mt in tput_fixed_gbps tput_match_gbps recv_calls_match cost_per_byte batch_pkts hold_mean_ns dr_per_pkt ws_per_pkt lookups_per_pkt tput_traced_gbps; do
+	check "summary.json: $mt rows for 64 and 4096 in every comparison, with all keys" \
+		jq -e --arg m "$mt" 'all(.comparisons[]; [.rows[] | select(.metric == $m) | .payload] == [64, 4096]) and
+			all(.comparisons[].rows[] | select(.metric == $m);
+			    has("baseline") and has("patched") and has("change_pct") and has("ci_low_pct") and
+			    has("ci_high_pct") and .n_pairs == 1 and (.unit | length) > 0 and (.baseline | type) == "number")' "$s"
+done
+check "summary.json: RTT rows at 64 B only" \
+	jq -e '[.comparisons[0].rows[] | select(.metric | startswith("rtt_")) | .payload] == [64, 64, 64]' "$s"
+check "summary.json: cost unit says cpu-clock or cycles" \
+	jq -e '.cost_unit == "cpu-clock-ns/byte" or .cost_unit == "cycles/byte"' "$s"
+check "summary.json: per-CPU tracer table per state" \
+	jq -e 'all(.per_cpu_traced[]; length >= 1)' "$s"
+
+# report.md
+md=$out/report.md
+for h in "End-to-end RX throughput, 64K recv" "Fixed-syscall stress test" \
+	 "Request-response latency" "CPU cost per received byte" \
+	 "P1-P3 contribution" "P4-P5 contribution" "Tracer view" \
+	 "Where the RX worker ran" "t-interval on the per-pair log ratios" \
+	 "seed 0x"; do
+	check "report.md: '$h'" grep -qF "$h" "$md"
+done
+check "report.md: table rows for 64B and 4K" \
+	sh -c "grep -q '^| 64B | ' '$md' && grep -q '^| 4K | ' '$md'"
+
+# plots
+for p in tput-fixed tput-match nsbyte change hist-batch hist-hold; do
+	check "plots/$p.svg non-empty SVG" sh -c "test -s '$out/plots/$p.svg' && grep -q '<svg' '$out/plots/$p.svg'"
+	check "plots/$p.png non-empty PNG" sh -c "test -s '$out/plots/$p.png' && head -c 8 '$out/plots/$p.png' | od -An -c | grep -q 'P   N   G'"
+done
+
+# the summarizer refuses a broken set
+cp -r "$out" "$tmp/broken"
+jq '.runs[0].round = 7' "$out/manifest.json" >"$tmp/broken/manifest.json"
+"$VB" summarize "$tmp/broken" >/dev/null 2>"$tmp/broken.err"
+rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/broken.err")" -eq 1 ] &&
+	ok "summarize refuses an incomplete round plan (exit 2, one line)" ||
+	bad "summarize on a broken plan: exit $rc: $(cat "$tmp/broken.err")"
+
+if [ $fails -ne 0 ]; then
+	echo "experiment-quick: $fails failure(s); set kept in $out"
+	exit 1
+fi
+[ "${VB_KEEP:-0}" = 1 ] && echo "set kept in $out" || rm -rf "$tmp"
+echo "experiment-quick: OK"
+exit 0
