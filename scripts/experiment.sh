@@ -34,7 +34,11 @@
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-usage() {
+usage() { # usage [STATUS]: the header comment; 2 (to stderr) unless told
+	if [ "${1:-2}" = 0 ]; then
+		sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'
+		exit 0
+	fi
 	sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
 	exit 2
 }
@@ -54,7 +58,7 @@ while [ $# -gt 0 ]; do
 	--rtt-count) RTT_COUNT=${2-}; shift ;;
 	--no-trace) TRACE=0 ;;
 	--resummarize) RESUM=${2-}; shift ;;
-	-h|--help) usage ;;
+	-h|--help) usage 0 ;;
 	*) echo "${0##*/}: unknown argument '$1'" >&2; usage ;;
 	esac
 	shift
@@ -246,6 +250,27 @@ experiment=$(jq -n --argjson s "$SCALE" --argjson c "$CAPB" --argjson n "$RTT_CO
 	  rtt_count: $n, rtt_warmup: $w, traced_run_per_payload: ($t == 1),
 	  order: "round i: baseline, p1-3, patched; round i+1 reversed"}')
 
+# write_manifest ROUNDS_DONE: the plan so far (complete rounds only), so
+# an interrupted set can still be summarized with --resummarize.
+write_manifest() {
+	local el=$(($(date +%s) - t0))
+	jq -n --arg label "$LABEL" --arg date "$DATE" --argjson quick "$QUICK" \
+		--argjson pairs "$1" --argjson planned "$PAIRS" --arg cmd "$cmd" \
+		--argjson states "$states_json" \
+		--argjson machine "$machine" --argjson exp "$experiment" \
+		--argjson runs "$runs_json" --arg started "$started" \
+		--arg finished "$(date -u +%Y-%m-%dT%H:%M:%SZ)" --argjson el "$el" \
+		--arg load "$(cut -d' ' -f1-3 /proc/loadavg)" \
+		--argjson payloads "$(printf '%s\n' "${PL[@]}" | jq -s -c .)" \
+		--argjson rtt "$(printf '%s\n' "${RTT[@]}" | jq -s -c 'map(select(. != null))')" \
+		'{label: $label, date: $date, quick: ($quick == 1), pairs: $pairs,
+		  pairs_planned: $planned, command: $cmd,
+		  states: $states, machine: ($machine + {loadavg_end: $load}), experiment: $exp,
+		  payloads: $payloads, rtt_sizes: $rtt, started: $started, finished: $finished,
+		  elapsed_s: $el, runs: $runs}' >"$OUT/manifest.json.tmp" &&
+		mv "$OUT/manifest.json.tmp" "$OUT/manifest.json"
+}
+
 # ------------------------------------------------------------------ runs
 total=$((PAIRS * ${#STATES[@]}))
 runs_json='[]'
@@ -281,22 +306,10 @@ for ((r = 0; r < PAIRS; r++)); do
 			--arg d "$dir" --argjson c "$rc" --argjson t "$secs" \
 			'. + [{round: $r, pos: $p, state: $s, dir: $d, status: $c, seconds: $t}]' <<<"$runs_json")
 	done
+	write_manifest $((r + 1)) || die "cannot write the manifest"
 done
 elapsed=$(($(date +%s) - t0))
 log "all runs done in $(fmt_t $elapsed) ($failed failed)"
-
-jq -n --arg label "$LABEL" --arg date "$DATE" --argjson quick "$QUICK" \
-	--argjson pairs "$PAIRS" --arg cmd "$cmd" --argjson states "$states_json" \
-	--argjson machine "$machine" --argjson exp "$experiment" \
-	--argjson runs "$runs_json" --arg started "$started" \
-	--arg finished "$(date -u +%Y-%m-%dT%H:%M:%SZ)" --argjson el "$elapsed" \
-	--arg load "$(cut -d' ' -f1-3 /proc/loadavg)" \
-	--argjson payloads "$(printf '%s\n' "${PL[@]}" | jq -s -c .)" \
-	--argjson rtt "$(printf '%s\n' "${RTT[@]}" | jq -s -c 'map(select(. != null))')" \
-	'{label: $label, date: $date, quick: ($quick == 1), pairs: $pairs, command: $cmd,
-	  states: $states, machine: ($machine + {loadavg_end: $load}), experiment: $exp,
-	  payloads: $payloads, rtt_sizes: $rtt, started: $started, finished: $finished,
-	  elapsed_s: $el, runs: $runs}' >"$OUT/manifest.json" || die "cannot write the manifest"
 
 summarize "$OUT" || exit 1
 echo "results: $OUT (report.md, summary.json, plots/)"

@@ -515,7 +515,8 @@ static int write_summary(const struct set *s, struct comp *comps, size_t ncomp,
 	char path[4096], seed[32];
 	const char *keys[] = { "label", "date", "quick", "pairs", "command",
 			       "states", "machine", "experiment", "rtt_sizes",
-			       "payloads", "started", "finished", "elapsed_s" };
+			       "payloads", "started", "finished", "elapsed_s",
+			       "pairs_planned" };
 	size_t i, k, pi;
 	unsigned int st, m, cpu;
 
@@ -810,6 +811,11 @@ static int write_report(const struct set *s, struct comp *comps, size_t ncomp,
 	fprintf(f, "%u rounds; in every round each kernel state ran once on a fresh guest, the\n"
 		"order alternating between rounds (forward, reversed), so each comparison\n"
 		"below has one AB or BA pair per round.\n\n", s->nrounds);
+	if (json_integer_value(json_object_get(s->manifest, "pairs_planned")) >
+	    (json_int_t)s->nrounds)
+		fprintf(f, "**Interrupted set:** %lld rounds were planned, %u completed.\n\n",
+			(long long)json_integer_value(json_object_get(s->manifest, "pairs_planned")),
+			s->nrounds);
 	fprintf(f, "Method: change = 100*(exp(mean ln(B/A)) - 1) over the pairs; the CI is a\n"
 		"%.0f%% t-interval on the per-pair log ratios, exponentiated (needs 2 pairs).\n"
 		"Cross-check: bootstrap over the pairs (ratio of means, %u resamples,\n"
