@@ -1,10 +1,11 @@
 #!/bin/sh
 # stress.sh [quick] - the vsock loopback stress test (build/vsock-stress)
 # inside a lab guest:
-#   default  8 flows x 4 MiB, seed 1   (every receiver/sender/end kind)
-#   heavy   16 flows x 4 MiB, seed 2   (more flows, small vsock buffers)
-#   wide    32 flows x 512 KiB, seed 3 (many sockets interleaved in the
-#                                       loopback queue: short same-flow runs)
+#   default  8 flows x 4 MiB + 4 churn workers x 40 connections, seed 1
+#            (every receiver/sender/end kind; closes and resets mid-run)
+#   heavy   16 flows x 4 MiB + 2 churn workers, seed 2 (small vsock buffers)
+#   wide    32 flows x 512 KiB + 8 churn workers x 25, seed 3 (many sockets
+#            interleaved in the loopback queue: short same-flow runs)
 # then a self-check that the test can fail on real vsock: a corrupted byte
 # and an injected lost wake-up must each be reported as a FAIL of exactly
 # the injected flow.  "quick" runs the default mix only.  Debug kernels
@@ -24,9 +25,9 @@ fails=0
 
 # Per-wait timeout and global deadline are generous: a busy host slows
 # TCG guests several-fold, and a flake here would be read as a kernel bug.
-b1=4M b2=4M b3=512K t=20 d=150
+b1=4M b2=4M b3=512K c1=40 c3=25 t=20 d=150
 case "${VB_VARIANT:-}" in
-*debug*) b1=1M b2=1M b3=128K t=60 d=400 ;;
+*debug*) b1=1M b2=1M b3=128K c1=15 c3=10 t=60 d=400 ;;
 esac
 quick=0
 case "${1:-}" in
@@ -70,10 +71,10 @@ real() {
 	fi
 }
 
-real default -n 8 -b "$b1" -s 1 -p 20000 -t "$t" -D "$d"
+real default -n 8 -b "$b1" -c 4 -C "$c1" -s 1 -p 20000 -t "$t" -D "$d"
 if [ $quick -eq 0 ]; then
-	real heavy -n 16 -b "$b2" -s 2 -p 21000 -t "$t" -D "$d"
-	real wide -n 32 -b "$b3" -s 3 -p 22000 -t "$t" -D "$d"
+	real heavy -n 16 -b "$b2" -c 2 -C "$c1" -s 2 -p 21000 -t "$t" -D "$d"
+	real wide -n 32 -b "$b3" -c 8 -C "$c3" -s 3 -p 22000 -t "$t" -D "$d"
 fi
 
 # stress.json: one object with every real run.

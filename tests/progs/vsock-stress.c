@@ -64,6 +64,8 @@
 #include "stress_verify.h"
 
 #define MAX_FLOWS	64
+#define MAX_CHURN	16		/* churn workers */
+#define MAX_CONNS	1000		/* connections per churn worker */
 #define RBUF_SLACK	64		/* room for the "dup" injection */
 #define TRAILER_MAGIC	0x52545356u	/* "VSTR" */
 #define TRAILER_LEN	16
@@ -95,6 +97,8 @@ static struct {
 	enum inject_kind inj;
 	unsigned int inj_flow;
 	uint64_t inj_off;
+	unsigned int churn;	/* churn workers */
+	unsigned int conns;	/* connections per churn worker */
 } opt = {
 	.flows = 8,
 	.bytes = 1 << 20,
@@ -102,6 +106,7 @@ static struct {
 	.deadline = 100,
 	.stall = 15,
 	.port = 20000,
+	.conns = 40,
 };
 
 struct flow_cfg {
@@ -120,8 +125,20 @@ struct flow {
 	unsigned int id;
 	struct flow_cfg cfg;
 	int sfd, rfd;
+	uint64_t seed;		/* stream seed (--seed; churn: per connection) */
+	uint64_t bytes;		/* complete stream length */
 	uint64_t key;
 	uint64_t plan_bytes, plan_chunks;	/* complete stream per --bytes */
+	pthread_barrier_t *start;	/* common start line; NULL for churn */
+	bool sub;		/* a churn connection: its worker reports it */
+
+	/* churn worker: connections one after the other on one listener */
+	bool churn;
+	int lfd;
+	struct flow *conn;	/* opt.conns connections */
+	_Atomic unsigned int cur;	/* connection in progress */
+	unsigned int conns_ok;
+	uint64_t churn_bytes, churn_chunks;
 
 	/* progress, read by the main thread at the deadline */
 	_Atomic uint64_t sent, rcvd;
@@ -141,7 +158,7 @@ struct flow {
 	struct stress_verifier v;
 	bool recv_ok;
 	const char *recv_end;
-	char recv_msg[400];
+	char recv_msg[700];
 	uint64_t waits;		/* poll/epoll returns */
 	bool exact;		/* abort: got every byte the sender wrote */
 	uint64_t unread;	/* rcvclose: bytes left unread (capped) */
@@ -150,7 +167,7 @@ struct flow {
 	bool done_s, done_r;	/* under done_lock */
 };
 
-static struct flow flows[MAX_FLOWS];
+static struct flow flows[MAX_FLOWS + MAX_CHURN];
 static pthread_mutex_t done_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t done_cond;
 static unsigned int done_count;
@@ -205,7 +222,8 @@ static uint64_t rng_between(uint64_t seed, unsigned int flow, uint64_t salt,
  * Everything but the cut points depends on the index only: flow i has the
  * same shape for every seed, so two runs compare line by line.
  */
-static void flow_config(unsigned int i, struct flow_cfg *c)
+static void flow_config(unsigned int i, uint64_t bytes, uint64_t seed,
+			struct flow_cfg *c)
 {
 	static const enum end_kind ends[8] = {
 		END_SHUTWR, END_CLOSE, END_ABORT, END_SHUTWR,
@@ -234,8 +252,7 @@ static void flow_config(unsigned int i, struct flow_cfg *c)
 			c->rsize = c->lowat;
 	}
 	/* Cut somewhere in the middle third or so, mid-chunk. */
-	c->cut = rng_between(opt.seed, i, 0xc07, opt.bytes * 3 / 10,
-			     opt.bytes * 7 / 10);
+	c->cut = rng_between(seed, i, 0xc07, bytes * 3 / 10, bytes * 7 / 10);
 }
 
 static const char *size_str(uint32_t b, char *buf, size_t len)
@@ -266,6 +283,8 @@ static void flow_desc(const struct flow *f, char *out, size_t len)
 
 static void mark_done(struct flow *f, bool sender)
 {
+	if (f->sub)
+		return;
 	pthread_mutex_lock(&done_lock);
 	if (sender)
 		f->done_s = true;
@@ -466,11 +485,12 @@ static void *sender_main(void *arg)
 	int err = 0;
 
 	f->send_end = "?";
-	stress_plan_init(&pl, c->pat, opt.seed, f->id);
-	total = c->end == END_RCVCLOSE ? 0 : opt.bytes;	/* 0: unbounded */
+	stress_plan_init(&pl, c->pat, f->seed, f->id);
+	total = c->end == END_RCVCLOSE ? 0 : f->bytes;	/* 0: unbounded */
 	if (c->end == END_ABORT)
 		cut = c->cut;
-	pthread_barrier_wait(&start_barrier);
+	if (f->start)
+		pthread_barrier_wait(f->start);
 	double t0 = now_s();
 
 	if (!buf) {
@@ -508,7 +528,7 @@ static void *sender_main(void *arg)
 			seq++;
 		if (off == cut)
 			break;
-		if (!total && off > opt.bytes + (256ULL << 20)) {
+		if (!total && off > f->bytes + (256ULL << 20)) {
 			snprintf(f->send_msg, sizeof(f->send_msg),
 				 "sender: %" PRIu64 " bytes sent and the "
 				 "receiver that closed after %" PRIu64
@@ -653,7 +673,7 @@ static ssize_t lowat_check(struct rstate *rs, const char *how,
 	struct flow *f = rs->f;
 	const struct flow_cfg *c = &f->cfg;
 	uint64_t rcvd = atomic_load(&f->rcvd);
-	uint64_t left = (c->end == END_ABORT ? c->cut : opt.bytes) - rcvd;
+	uint64_t left = (c->end == END_ABORT ? c->cut : f->bytes) - rcvd;
 	uint64_t need = c->lowat;
 
 	if (!c->lowat || opt.tr != TR_VSOCK || opt.duration > 0 || r <= 0)
@@ -914,13 +934,14 @@ static void *receiver_main(void *arg)
 	ssize_t r = 0;
 
 	f->recv_end = "?";
-	stress_verify_init(&f->v, opt.seed, f->id);
+	stress_verify_init(&f->v, f->seed, f->id);
 	rs.buf = malloc(c->rsize + RBUF_SLACK);
 	rs.peek = malloc(PEEK_MAX);
 	rs.inj_pending = opt.inj != INJ_NONE && opt.inj_flow == f->id;
 	if (!rs.buf || !rs.peek) {
 		snprintf(f->recv_msg, sizeof(f->recv_msg), "receiver: out of memory");
-		pthread_barrier_wait(&start_barrier);
+		if (f->start)
+			pthread_barrier_wait(f->start);
 		goto out;
 	}
 	if (c->recv == RK_EPOLL) {
@@ -932,11 +953,13 @@ static void *receiver_main(void *arg)
 		if (rs.ep < 0 || epoll_ctl(rs.ep, EPOLL_CTL_ADD, f->rfd, &ev)) {
 			snprintf(f->recv_msg, sizeof(f->recv_msg),
 				 "receiver: epoll: %s", strerror(errno));
-			pthread_barrier_wait(&start_barrier);
+			if (f->start)
+				pthread_barrier_wait(f->start);
 			goto out;
 		}
 	}
-	pthread_barrier_wait(&start_barrier);
+	if (f->start)
+		pthread_barrier_wait(f->start);
 	double t0 = now_s();
 
 	for (;;) {
@@ -1018,64 +1041,88 @@ static int vsock_set_buf(int fd, uint64_t size)
 			  sizeof(size));
 }
 
-static int connect_vsock(struct flow *f, int *srv, int *cli)
+static int vsock_listener(unsigned int id, unsigned int port)
 {
 	struct sockaddr_vm a = {
 		.svm_family = AF_VSOCK,
 		.svm_cid = VMADDR_CID_ANY,
-		.svm_port = opt.port + f->id,
+		.svm_port = port,
 	};
-	const bool srv_recv = !f->cfg.server_sends;
-	int l, c, s;
+	int l = socket(AF_VSOCK, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
-	*srv = *cli = -1;
-	l = socket(AF_VSOCK, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (l < 0) {
 		fprintf(stderr, "vsock-stress: socket(AF_VSOCK): %s (is the "
 			"vsock_loopback module loaded?)\n", strerror(errno));
 		return -1;
 	}
-	/* the accepted socket inherits the listener's buffer size */
-	if (srv_recv && vsock_set_buf(l, f->cfg.buf)) {
+	if (bind(l, (struct sockaddr *)&a, sizeof(a)) || listen(l, 4)) {
+		fprintf(stderr, "vsock-stress: flow %u: bind/listen port %u: "
+			"%s\n", id, port, strerror(errno));
+		close(l);
+		return -1;
+	}
+	return l;
+}
+
+/* One connection to CID 1 through listener @l (on @port), accepted. */
+static int vsock_pair(struct flow *f, int l, unsigned int port, int *srv,
+		      int *cli)
+{
+	struct sockaddr_vm a = {
+		.svm_family = AF_VSOCK,
+		.svm_cid = VMADDR_CID_LOCAL,
+		.svm_port = port,
+	};
+	const bool srv_recv = !f->cfg.server_sends;
+	struct pollfd p = { .fd = l, .events = POLLIN };
+	int c, s;
+
+	/*
+	 * The receiver's buffer size: the accepted socket inherits the
+	 * listener's when the connection request arrives.
+	 */
+	if (vsock_set_buf(l, srv_recv ? f->cfg.buf : 256 * 1024)) {
 		fprintf(stderr, "vsock-stress: flow %u: buffer size %u: %s\n",
 			f->id, f->cfg.buf, strerror(errno));
-		goto err_l;
-	}
-	if (bind(l, (struct sockaddr *)&a, sizeof(a)) || listen(l, 1)) {
-		fprintf(stderr, "vsock-stress: flow %u: bind/listen port %u: "
-			"%s\n", f->id, a.svm_port, strerror(errno));
-		goto err_l;
+		return -1;
 	}
 	c = socket(AF_VSOCK, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (c < 0 || (!srv_recv && vsock_set_buf(c, f->cfg.buf))) {
 		fprintf(stderr, "vsock-stress: flow %u: client socket: %s\n",
 			f->id, strerror(errno));
-		goto err_c;
+		goto err;
 	}
-	a.svm_cid = VMADDR_CID_LOCAL;
 	if (connect(c, (struct sockaddr *)&a, sizeof(a))) {
 		fprintf(stderr, "vsock-stress: flow %u: connect to 1:%u: %s\n",
-			f->id, a.svm_port, strerror(errno));
-		goto err_c;
+			f->id, port, strerror(errno));
+		goto err;
 	}
-	struct pollfd p = { .fd = l, .events = POLLIN };
-
+	errno = 0;
 	if (poll(&p, 1, stall_ms()) != 1 ||
 	    (s = accept4(l, NULL, NULL, SOCK_CLOEXEC)) < 0) {
 		fprintf(stderr, "vsock-stress: flow %u: accept: %s\n", f->id,
 			strerror(errno ? errno : ETIMEDOUT));
-		goto err_c;
+		goto err;
 	}
-	close(l);
 	*srv = s;
 	*cli = c;
 	return 0;
-err_c:
+err:
 	if (c >= 0)
 		close(c);
-err_l:
-	close(l);
 	return -1;
+}
+
+static int connect_vsock(struct flow *f, int *srv, int *cli)
+{
+	unsigned int port = opt.port + f->id;
+	int l = vsock_listener(f->id, port), err;
+
+	if (l < 0)
+		return -1;
+	err = vsock_pair(f, l, port, srv, cli);
+	close(l);
+	return err;
 }
 
 static int connect_unix(struct flow *f, int *srv, int *cli)
@@ -1097,18 +1144,16 @@ static int connect_unix(struct flow *f, int *srv, int *cli)
 	return 0;
 }
 
-static int flow_setup(struct flow *f)
+/* Give a connected pair its roles and socket options. */
+static int flow_prepare(struct flow *f, int srv, int cli)
 {
 	const struct flow_cfg *c = &f->cfg;
-	int srv, cli;
 
-	if ((opt.tr == TR_VSOCK ? connect_vsock : connect_unix)(f, &srv, &cli))
-		return -1;
 	f->sfd = c->server_sends ? srv : cli;
 	f->rfd = c->server_sends ? cli : srv;
-	f->key = stress_flow_key(opt.seed, f->id);
-	f->plan_bytes = opt.bytes;
-	f->plan_chunks = stress_plan_chunks(c->pat, opt.seed, f->id, opt.bytes);
+	f->key = stress_flow_key(f->seed, f->id);
+	f->plan_bytes = f->bytes;
+	f->plan_chunks = stress_plan_chunks(c->pat, f->seed, f->id, f->bytes);
 
 	if (c->send == SK_BLOCK ? set_timeo(f->sfd, SO_SNDTIMEO, opt.stall) :
 	    set_nonblock(f->sfd))
@@ -1129,6 +1174,98 @@ err:
 	close(srv);
 	close(cli);
 	return -1;
+}
+
+static int flow_setup(struct flow *f)
+{
+	int srv, cli;
+
+	if ((opt.tr == TR_VSOCK ? connect_vsock : connect_unix)(f, &srv, &cli))
+		return -1;
+	return flow_prepare(f, srv, cli);
+}
+
+/* ---- churn: short connections, one after the other ---- */
+
+/*
+ * A churn worker runs opt.conns short connections in sequence on one
+ * listener, each a small flow of the matrix (many ended by a reset, a
+ * close with unread data or a close right after the last byte), so that
+ * socket close and reset land inside RX runs over and over.  Its verdict
+ * is the first connection that did not end as expected.
+ */
+static void *churn_main(void *arg)
+{
+	struct flow *w = arg;
+	double t0;
+
+	pthread_barrier_wait(&start_barrier);
+	t0 = now_s();
+	for (unsigned int k = 0; k < opt.conns; k++) {
+		struct flow *f = &w->conn[k];
+		pthread_t rt, st;
+		int srv, cli, err;
+
+		f->id = w->id;
+		f->sub = true;
+		f->seed = stress_flow_key(opt.seed ^ 0xc4u, k);
+		f->bytes = rng_between(f->seed, w->id, 0x5123, 8192, 131072);
+		flow_config(w->id * 5 + k, f->bytes, f->seed, &f->cfg);
+		atomic_store(&w->cur, k);
+		err = opt.tr == TR_VSOCK ?
+			vsock_pair(f, w->lfd, opt.port + w->id, &srv, &cli) :
+			connect_unix(f, &srv, &cli);
+		if (!err)
+			err = flow_prepare(f, srv, cli);
+		if (err) {
+			snprintf(w->recv_msg, sizeof(w->recv_msg), "churn "
+				 "connection %u: setup failed (see stderr)", k);
+			break;
+		}
+		err = pthread_create(&rt, NULL, receiver_main, f);
+		if (err) {
+			close(f->rfd);
+			close(f->sfd);
+		} else if ((err = pthread_create(&st, NULL, sender_main, f))) {
+			close(f->sfd);	/* the receiver sees EOF and ends */
+			pthread_join(rt, NULL);
+		} else {
+			pthread_join(rt, NULL);
+			pthread_join(st, NULL);
+		}
+		if (err) {
+			snprintf(w->recv_msg, sizeof(w->recv_msg), "churn "
+				 "connection %u: pthread_create: %s", k,
+				 strerror(err));
+			break;
+		}
+		if (!f->send_ok || !f->recv_ok) {
+			char d[160];
+
+			flow_desc(f, d, sizeof(d));
+			snprintf(w->recv_msg, sizeof(w->recv_msg), "churn "
+				 "connection %u of %s: %.300s%s%.200s", k,
+				 strchr(d, '[') ? strchr(d, '[') : d, f->recv_msg,
+				 f->recv_msg[0] && f->send_msg[0] ? "; " : "",
+				 f->send_msg);
+			break;
+		}
+		w->conns_ok++;
+		w->churn_bytes += f->v.off;
+		w->churn_chunks += f->v.chunks;
+		atomic_fetch_add(&w->sent, atomic_load(&f->sent));
+		atomic_fetch_add(&w->rcvd, f->v.off);
+	}
+	w->recv_ok = w->send_ok = w->conns_ok == opt.conns;
+	w->recv_end = w->send_end = w->recv_ok ? "all-ok" : "failed";
+	w->v.off = w->churn_bytes;
+	w->v.chunks = w->churn_chunks;
+	w->recv_secs = w->send_secs = now_s() - t0;
+	if (w->lfd >= 0)
+		close(w->lfd);
+	mark_done(w, true);
+	mark_done(w, false);
+	return NULL;
 }
 
 /* ---- report ---- */
@@ -1156,7 +1293,7 @@ struct flow_result {
 	bool ok;
 	const char *recv_end, *send_end;
 	uint64_t bytes, chunks;
-	char reason[800];
+	char reason[1100];
 };
 
 static void flow_result(const struct flow *f, bool deadline,
@@ -1166,6 +1303,22 @@ static void flow_result(const struct flow *f, bool deadline,
 	char rmsg[200] = "", smsg[200] = "";
 	const char *rm = f->recv_msg, *sm = f->send_msg;
 
+	if (f->churn && !rdone) {
+		unsigned int k = atomic_load(&f->cur);
+		const struct flow *cf = &f->conn[k];
+
+		res->ok = false;
+		res->recv_end = res->send_end = "deadline";
+		res->bytes = f->churn_bytes;
+		res->chunks = f->churn_chunks;
+		snprintf(res->reason, sizeof(res->reason), "global deadline "
+			 "(%.0f s) hit in churn connection %u: receiver in %s "
+			 "after %" PRIu64 " bytes, sender in %s after %" PRIu64
+			 " bytes", opt.deadline, k, atomic_load(&cf->rwait),
+			 atomic_load(&cf->rcvd), atomic_load(&cf->swait),
+			 atomic_load(&cf->sent));
+		return;
+	}
 	if (!rdone) {
 		snprintf(rmsg, sizeof(rmsg), "receiver: global deadline "
 			 "(%.0f s) hit in %s after %" PRIu64 " bytes",
@@ -1202,11 +1355,12 @@ static int report(double secs, bool deadline)
 	}
 	fprintf(j, "{\"tool\":\"vsock-stress\",\"version\":1,\"transport\":\"%s\","
 		"\"seed\":%" PRIu64 ",\"flows\":%u,\"bytes\":%" PRIu64 ","
+		"\"churn\":%u,\"conns\":%u,"
 		"\"duration\":%g,\"timeout\":%g,\"deadline\":%g,\"inject\":\"%s\","
 		"\"flow\":[", opt.tr == TR_VSOCK ? "vsock" : "unix", opt.seed,
-		opt.flows, opt.bytes, opt.duration, opt.stall, opt.deadline,
-		inject_names[opt.inj]);
-	for (unsigned int i = 0; i < opt.flows; i++) {
+		opt.flows, opt.bytes, opt.churn, opt.conns, opt.duration,
+		opt.stall, opt.deadline, inject_names[opt.inj]);
+	for (unsigned int i = 0; i < opt.flows + opt.churn; i++) {
 		struct flow *f = &flows[i];
 		const struct flow_cfg *c = &f->cfg;
 		struct flow_result res;
@@ -1214,8 +1368,17 @@ static int report(double secs, bool deadline)
 
 		flow_result(f, deadline, &res);
 		nok += res.ok;
-		flow_desc(f, d, sizeof(d));
-		if (res.ok)
+		if (f->churn)
+			snprintf(d, sizeof(d), "flow %u [churn: %u connections of "
+				 "8K-128K, flow kinds %u..]", i, opt.conns, i * 5);
+		else
+			flow_desc(f, d, sizeof(d));
+		if (res.ok && f->churn)
+			printf("%s: ok: %u/%u connections as expected, %" PRIu64
+			       " bytes, %" PRIu64 " chunks verified (%.1f s)\n",
+			       d, f->conns_ok, opt.conns, res.bytes, res.chunks,
+			       f->recv_secs);
+		else if (res.ok)
 			printf("%s: ok: %" PRIu64 " bytes, %" PRIu64 " chunks "
 			       "verified; receiver %s, sender %s%s (%.1f s)\n",
 			       d, res.bytes, res.chunks, res.recv_end,
@@ -1226,6 +1389,8 @@ static int report(double secs, bool deadline)
 			       f->send_secs);
 		else
 			printf("%s: FAIL: %s\n", d, res.reason);
+		const bool ch = f->churn;
+
 		fprintf(j, "%s{\"flow\":%u,\"recv\":\"%s\",\"send\":\"%s\","
 			"\"pattern\":\"%s\",\"end\":\"%s\",\"dir\":\"%s\","
 			"\"buf\":%u,\"rsize\":%u,\"lowat\":%u,\"cut\":%" PRIu64 ","
@@ -1233,21 +1398,28 @@ static int report(double secs, bool deadline)
 			"\"sent\":%" PRIu64 ",\"recv_end\":\"%s\","
 			"\"send_end\":\"%s\",\"waits\":%" PRIu64 ","
 			"\"pollout_waits\":%" PRIu64 ",\"exact\":%s,"
+			"\"conns\":%u,\"conns_ok\":%u,"
 			"\"unread\":%" PRIu64 ",\"verdict\":\"%s\","
-			"\"reason\":", i ? "," : "", i, recv_names[c->recv],
-			send_names[c->send], stress_pattern_name(c->pat),
-			end_names[c->end], c->server_sends ? "s>c" : "c>s",
+			"\"reason\":", i ? "," : "", i,
+			ch ? "churn" : recv_names[c->recv],
+			ch ? "churn" : send_names[c->send],
+			ch ? "mixed" : stress_pattern_name(c->pat),
+			ch ? "churn" : end_names[c->end],
+			ch ? "both" : c->server_sends ? "s>c" : "c>s",
 			c->buf, c->rsize, c->lowat,
 			c->end == END_ABORT || c->end == END_RCVCLOSE ? c->cut : 0,
 			res.bytes, res.chunks, atomic_load(&f->sent),
 			res.recv_end, res.send_end, f->waits, f->pollout_waits,
-			f->exact ? "true" : "false", f->unread,
+			f->exact ? "true" : "false", ch ? opt.conns : 1,
+			ch ? f->conns_ok : res.ok, f->unread,
 			res.ok ? "ok" : "fail");
 		json_str(j, res.reason);
 		fputc('}', j);
 	}
+	const unsigned int all = opt.flows + opt.churn;
+
 	fprintf(j, "],\"ok\":%u,\"failed\":%u,\"secs\":%.2f,\"verdict\":\"%s\"}",
-		nok, opt.flows - nok, secs, nok == opt.flows ? "PASS" : "FAIL");
+		nok, all - nok, secs, nok == all ? "PASS" : "FAIL");
 	fclose(j);
 	printf("%s\n", js);
 	if (opt.json_path) {
@@ -1260,17 +1432,17 @@ static int report(double secs, bool deadline)
 		}
 	}
 	free(js);
-	if (nok == opt.flows)
+	if (nok == all)
 		printf("PASS: %u/%u flows as expected (seed %" PRIu64 ", %" PRIu64
-		       " bytes/flow, %s, %.1f s)\n", nok, opt.flows, opt.seed,
+		       " bytes/flow, %s, %.1f s)\n", nok, all, opt.seed,
 		       opt.bytes, opt.tr == TR_VSOCK ? "vsock" : "unix", secs);
 	else
 		printf("FAIL: %u/%u flows failed%s (seed %" PRIu64 ", %" PRIu64
-		       " bytes/flow, %.1f s)\n", opt.flows - nok, opt.flows,
+		       " bytes/flow, %.1f s)\n", all - nok, all,
 		       deadline ? ", global deadline hit" : "", opt.seed,
 		       opt.bytes, secs);
 	fflush(stdout);
-	return nok == opt.flows ? 0 : 1;
+	return nok == all ? 0 : 1;
 }
 
 /* ---- options ---- */
@@ -1289,6 +1461,10 @@ static void usage(FILE *o)
 "                       byte counts then vary from run to run)\n"
 "  -t, --timeout S      give up any single wait after S seconds (default 15)\n"
 "  -D, --deadline S     global deadline (default 100)\n"
+"  -c, --churn N        add N churn workers (0..%d, default 0): each runs\n"
+"                       --conns short connections one after the other,\n"
+"                       most ended by a reset or a close mid-stream\n"
+"  -C, --conns M        connections per churn worker (default 40)\n"
 "  -p, --port P         first vsock port; flow i uses P+i (default 20000)\n"
 "  -T, --transport T    vsock (default) or unix (AF_UNIX socketpairs: to\n"
 "                       check the program itself outside a guest)\n"
@@ -1298,7 +1474,8 @@ static void usage(FILE *o)
 "                       lostwake (wait on the wrong fd), hang (stop reading)\n"
 "  -h, --help\n"
 "Output: one line per flow, a JSON summary line, then PASS or FAIL.\n"
-"Exit: 0 every flow as expected, 1 failure, 2 bad usage.\n", MAX_FLOWS);
+"Exit: 0 every flow as expected, 1 failure, 2 bad usage.\n", MAX_FLOWS,
+		MAX_CHURN);
 }
 
 static int bad(const char *what, const char *arg)
@@ -1389,6 +1566,8 @@ static void parse_args(int argc, char **argv)
 		{ "timeout", required_argument, NULL, 't' },
 		{ "deadline", required_argument, NULL, 'D' },
 		{ "port", required_argument, NULL, 'p' },
+		{ "churn", required_argument, NULL, 'c' },
+		{ "conns", required_argument, NULL, 'C' },
 		{ "transport", required_argument, NULL, 'T' },
 		{ "json", required_argument, NULL, 'j' },
 		{ "inject", required_argument, NULL, 'i' },
@@ -1399,7 +1578,7 @@ static void parse_args(int argc, char **argv)
 	uint64_t v;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":n:b:s:d:t:D:p:T:j:i:h", lo,
+	while ((c = getopt_long(argc, argv, ":n:b:s:d:t:D:p:c:C:T:j:i:h", lo,
 				NULL)) != -1) {
 		switch (c) {
 		case 'n':
@@ -1427,9 +1606,21 @@ static void parse_args(int argc, char **argv)
 			break;
 		case 'p':
 			v = parse_u64(optarg, "--port", false);
-			if (v < 1 || v > UINT32_MAX - 1 - MAX_FLOWS)
+			if (v < 1 || v > UINT32_MAX - 1 - MAX_FLOWS - MAX_CHURN)
 				bad("--port", optarg);
 			opt.port = (unsigned int)v;
+			break;
+		case 'c':
+			v = parse_u64(optarg, "--churn", false);
+			if (v > MAX_CHURN)
+				bad("--churn", optarg);
+			opt.churn = (unsigned int)v;
+			break;
+		case 'C':
+			v = parse_u64(optarg, "--conns", false);
+			if (v < 1 || v > MAX_CONNS)
+				bad("--conns", optarg);
+			opt.conns = (unsigned int)v;
 			break;
 		case 'T':
 			if (!strcmp(optarg, "vsock"))
@@ -1463,9 +1654,10 @@ static void parse_args(int argc, char **argv)
 			"--help)\n", argv[optind]);
 		exit(2);
 	}
-	if (opt.inj != INJ_NONE && opt.inj_flow >= opt.flows) {
+	if (opt.inj != INJ_NONE && opt.inj_flow >= opt.flows + opt.churn) {
 		fprintf(stderr, "vsock-stress: --inject flow %u does not exist "
-			"(--flows %u)\n", opt.inj_flow, opt.flows);
+			"(--flows %u, --churn %u)\n", opt.inj_flow, opt.flows,
+			opt.churn);
 		exit(2);
 	}
 	if (opt.stall >= opt.deadline) {
@@ -1477,13 +1669,15 @@ static void parse_args(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	pthread_t th[2 * MAX_FLOWS];
+	pthread_t th[2 * MAX_FLOWS + MAX_CHURN];
+	unsigned int nth = 0, all;
 	pthread_condattr_t ca;
 	struct timespec dl;
 	bool deadline = false;
 	int err;
 
 	parse_args(argc, argv);
+	all = opt.flows + opt.churn;
 	signal(SIGPIPE, SIG_IGN);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	clock_gettime(CLOCK_MONOTONIC, &t_start);
@@ -1493,22 +1687,49 @@ int main(int argc, char **argv)
 	pthread_cond_init(&done_cond, &ca);
 
 	printf("vsock-stress: transport=%s flows=%u bytes=%" PRIu64 " seed=%"
-	       PRIu64 " duration=%g timeout=%g deadline=%g port=%u%s%s\n",
-	       opt.tr == TR_VSOCK ? "vsock" : "unix", opt.flows, opt.bytes,
-	       opt.seed, opt.duration, opt.stall, opt.deadline, opt.port,
+	       PRIu64 " churn=%ux%u duration=%g timeout=%g deadline=%g "
+	       "port=%u%s%s\n", opt.tr == TR_VSOCK ? "vsock" : "unix",
+	       opt.flows, opt.bytes, opt.seed, opt.churn, opt.conns,
+	       opt.duration, opt.stall, opt.deadline, opt.port,
 	       opt.inj ? " inject=" : "", opt.inj ? inject_names[opt.inj] : "");
+	pthread_barrier_init(&start_barrier, NULL, 2 * opt.flows + opt.churn + 1);
 	for (unsigned int i = 0; i < opt.flows; i++) {
-		flows[i].id = i;
-		flow_config(i, &flows[i].cfg);
-		if (flow_setup(&flows[i]))
+		struct flow *f = &flows[i];
+
+		f->id = i;
+		f->seed = opt.seed;
+		f->bytes = opt.bytes;
+		f->start = &start_barrier;
+		flow_config(i, f->bytes, f->seed, &f->cfg);
+		if (flow_setup(f))
 			return 1;
 	}
-	pthread_barrier_init(&start_barrier, NULL, 2 * opt.flows + 1);
-	for (unsigned int i = 0; i < opt.flows; i++) {
-		err = pthread_create(&th[2 * i], NULL, receiver_main, &flows[i]);
-		if (!err)
-			err = pthread_create(&th[2 * i + 1], NULL, sender_main,
+	for (unsigned int i = opt.flows; i < all; i++) {
+		struct flow *w = &flows[i];
+
+		w->id = i;
+		w->churn = true;
+		w->lfd = -1;
+		w->conn = calloc(opt.conns, sizeof(*w->conn));
+		if (!w->conn) {
+			fprintf(stderr, "vsock-stress: out of memory\n");
+			return 1;
+		}
+		if (opt.tr == TR_VSOCK &&
+		    (w->lfd = vsock_listener(i, opt.port + i)) < 0)
+			return 1;
+	}
+	for (unsigned int i = 0; i < all; i++) {
+		if (flows[i].churn) {
+			err = pthread_create(&th[nth++], NULL, churn_main,
 					     &flows[i]);
+		} else {
+			err = pthread_create(&th[nth++], NULL, receiver_main,
+					     &flows[i]);
+			if (!err)
+				err = pthread_create(&th[nth++], NULL,
+						     sender_main, &flows[i]);
+		}
 		if (err) {
 			fprintf(stderr, "vsock-stress: pthread_create: %s\n",
 				strerror(err));
@@ -1526,7 +1747,7 @@ int main(int argc, char **argv)
 	pthread_barrier_wait(&start_barrier);
 
 	pthread_mutex_lock(&done_lock);
-	while (done_count < 2 * opt.flows) {
+	while (done_count < 2 * all) {
 		if (pthread_cond_timedwait(&done_cond, &done_lock, &dl) ==
 		    ETIMEDOUT) {
 			deadline = true;
@@ -1539,7 +1760,7 @@ int main(int argc, char **argv)
 		_exit(err);
 	}
 	pthread_mutex_unlock(&done_lock);
-	for (unsigned int i = 0; i < 2 * opt.flows; i++)
+	for (unsigned int i = 0; i < nth; i++)
 		pthread_join(th[i], NULL);
 	return report(now_s(), false);
 }
