@@ -84,8 +84,13 @@ struct {
 	__type(value, struct vb_stats);
 } stats SEC(".maps");
 
+/*
+ * Per flow, per CPU: a flow is mostly handled by one worker, but per-CPU
+ * values spare the atomic adds a shared value would need on every commit
+ * (costly on TCG guests); the loader sums the CPUs.
+ */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
 	__uint(max_entries, VB_MAX_FLOWS);
 	__type(key, struct vb_flow_key);
 	__type(value, struct vb_stats);
@@ -161,13 +166,6 @@ static __always_inline void hist_add(struct vb_hist *h, __u64 v)
 	h->slots[i]++;
 }
 
-static __always_inline void hist_add_atomic(struct vb_hist *h, __u64 v)
-{
-	__u32 i = vb_slot(v);
-
-	__sync_fetch_and_add(&h->slots[i], 1);
-}
-
 static __always_inline struct vb_stats *flow_stats(struct vb_flow_key *key)
 {
 	struct vb_stats *fs, *zero;
@@ -224,32 +222,31 @@ static __always_inline void commit_window(struct vb_window *w)
 
 	fs = flow_stats(&w->flow);
 	if (fs) {
-		__sync_fetch_and_add(&fs->cnt[VB_C_PKTS], w->pkts);
-		__sync_fetch_and_add(&fs->cnt[VB_C_BYTES], w->bytes);
-		__sync_fetch_and_add(&fs->cnt[VB_C_RW_PKTS], w->rw_pkts);
-		__sync_fetch_and_add(&fs->cnt[VB_C_CTRL_PKTS],
-				     w->pkts - w->rw_pkts);
-		__sync_fetch_and_add(&fs->cnt[VB_C_LOCK_ACQ], 1);
-		__sync_fetch_and_add(&fs->cnt[VB_C_LOOKUPS], w->lookups);
-		__sync_fetch_and_add(&fs->cnt[VB_C_DR_INSIDE], w->dr_in);
-		__sync_fetch_and_add(&fs->cnt[VB_C_DR_AFTER], w->dr_after);
-		__sync_fetch_and_add(&fs->cnt[VB_C_WS_BATCH], w->ws);
+		fs->cnt[VB_C_PKTS] += w->pkts;
+		fs->cnt[VB_C_BYTES] += w->bytes;
+		fs->cnt[VB_C_RW_PKTS] += w->rw_pkts;
+		fs->cnt[VB_C_CTRL_PKTS] += w->pkts - w->rw_pkts;
+		fs->cnt[VB_C_LOCK_ACQ] += 1;
+		fs->cnt[VB_C_LOOKUPS] += w->lookups;
+		fs->cnt[VB_C_DR_INSIDE] += w->dr_in;
+		fs->cnt[VB_C_DR_AFTER] += w->dr_after;
+		fs->cnt[VB_C_WS_BATCH] += w->ws;
 		if (data) {
-			__sync_fetch_and_add(&fs->cnt[VB_C_BATCHES], 1);
-			__sync_fetch_and_add(&fs->cnt[VB_C_BATCH_PKTS], w->pkts);
-			__sync_fetch_and_add(&fs->cnt[VB_C_BATCH_BYTES], w->bytes);
-			__sync_fetch_and_add(&fs->cnt[VB_C_HOLD_NS], w->hold_ns);
-			hist_add_atomic(&fs->hist[VB_H_HOLD_NS], w->hold_ns);
-			hist_add_atomic(&fs->hist[VB_H_BATCH_PKTS], w->pkts);
-			hist_add_atomic(&fs->hist[VB_H_BATCH_BYTES], w->bytes);
-			hist_add_atomic(&fs->hist[VB_H_DR_PER_BATCH], dr);
-			hist_add_atomic(&fs->hist[VB_H_WS_PER_BATCH], w->ws);
-			hist_add_atomic(&fs->hist[VB_H_LOOKUPS_PER_BATCH],
+			fs->cnt[VB_C_BATCHES] += 1;
+			fs->cnt[VB_C_BATCH_PKTS] += w->pkts;
+			fs->cnt[VB_C_BATCH_BYTES] += w->bytes;
+			fs->cnt[VB_C_HOLD_NS] += w->hold_ns;
+			hist_add(&fs->hist[VB_H_HOLD_NS], w->hold_ns);
+			hist_add(&fs->hist[VB_H_BATCH_PKTS], w->pkts);
+			hist_add(&fs->hist[VB_H_BATCH_BYTES], w->bytes);
+			hist_add(&fs->hist[VB_H_DR_PER_BATCH], dr);
+			hist_add(&fs->hist[VB_H_WS_PER_BATCH], w->ws);
+			hist_add(&fs->hist[VB_H_LOOKUPS_PER_BATCH],
 					w->lookups);
 		} else if (w->pkts) {
-			__sync_fetch_and_add(&fs->cnt[VB_C_CTRL_WINDOWS], 1);
+			fs->cnt[VB_C_CTRL_WINDOWS] += 1;
 		} else {
-			__sync_fetch_and_add(&fs->cnt[VB_C_EMPTY_WINDOWS], 1);
+			fs->cnt[VB_C_EMPTY_WINDOWS] += 1;
 		}
 	}
 	w->sk = 0;
@@ -268,10 +265,10 @@ static __always_inline void drop_pending(struct vb_task *t)
 		s->cnt[VB_C_UNLOCKED_PKTS]++;
 	fs = flow_stats(&t->pend_flow);
 	if (fs) {
-		__sync_fetch_and_add(&fs->cnt[VB_C_UNLOCKED_PKTS], 1);
-		__sync_fetch_and_add(&fs->cnt[VB_C_PKTS], 1);
-		__sync_fetch_and_add(&fs->cnt[VB_C_BYTES], t->pend_len);
-		__sync_fetch_and_add(&fs->cnt[VB_C_LOOKUPS], t->pend_lookups);
+		fs->cnt[VB_C_UNLOCKED_PKTS] += 1;
+		fs->cnt[VB_C_PKTS] += 1;
+		fs->cnt[VB_C_BYTES] += t->pend_len;
+		fs->cnt[VB_C_LOOKUPS] += t->pend_lookups;
 	}
 	t->pend_lookups = 0;
 }
@@ -661,13 +658,13 @@ int rx_batch_tp(struct trace_event_raw_virtio_transport_rx_batch *ctx)
 	key.dst_port = ctx->dst_port;
 	fs = flow_stats(&key);
 	if (fs) {
-		__sync_fetch_and_add(&fs->cnt[VB_C_KB_RUNS], 1);
-		__sync_fetch_and_add(&fs->cnt[VB_C_KB_PKTS], pkts);
-		__sync_fetch_and_add(&fs->cnt[VB_C_KB_BYTES], bytes);
-		__sync_fetch_and_add(&fs->cnt[VB_C_KB_HOLD_NS], hold);
-		__sync_fetch_and_add(&fs->cnt[rc], 1);
-		hist_add_atomic(&fs->hist[VB_H_KB_PKTS], pkts);
-		hist_add_atomic(&fs->hist[VB_H_KB_HOLD_NS], hold);
+		fs->cnt[VB_C_KB_RUNS] += 1;
+		fs->cnt[VB_C_KB_PKTS] += pkts;
+		fs->cnt[VB_C_KB_BYTES] += bytes;
+		fs->cnt[VB_C_KB_HOLD_NS] += hold;
+		fs->cnt[rc] += 1;
+		hist_add(&fs->hist[VB_H_KB_PKTS], pkts);
+		hist_add(&fs->hist[VB_H_KB_HOLD_NS], hold);
 	}
 	return 0;
 }

@@ -78,10 +78,16 @@ if [ "$mode" = overhead ]; then
 		done
 		i=$((i + 1))
 	done
-	awk -F'[:,}]' '{ s[$4] += $6; n[$4]++ }
-		END { if (n[0] && n[1]) printf "tracer: untraced %.6f Gbit/s, traced %.6f Gbit/s, overhead %.1f%%\n",
-			s[0]/n[0], s[1]/n[1], 100 * (1 - (s[1]/n[1]) / (s[0]/n[0])) }' \
-		"$out/tracer-overhead.json" | tee "$out/tracer-overhead.txt"
+	# per round: traced/untraced receiver rate; geometric mean over
+	# rounds (pairs alternate order against drift), plus means
+	awk -F'[:,}]' '{ v[$2, $4] = $6; s[$4] += $6; n[$4]++; if ($2 + 1 > r) r = $2 + 1 }
+		END {
+			for (i = 0; i < r; i++)
+				if (v[i, 0] > 0 && v[i, 1] > 0) { lr += log(v[i, 1] / v[i, 0]); k++ }
+			if (k && n[0] && n[1])
+				printf "tracer: %d pairs, untraced mean %.6f Gbit/s, traced mean %.6f Gbit/s, traced/untraced geomean %.3f (throughput -%.1f%%)\n",
+					k, s[0]/n[0], s[1]/n[1], exp(lr / k), 100 * (1 - exp(lr / k))
+		}' "$out/tracer-overhead.json" | tee "$out/tracer-overhead.txt"
 	[ $fails -eq 0 ]
 	exit $?
 fi
@@ -207,6 +213,21 @@ vsockbatch top -b --replay "$out/tracer.json" >"$out/tracer-replay.txt" ||
 	fail "top --replay"
 grep -q "^1:[0-9]* *1:1234 " "$out/tracer-replay.txt" ||
 	fail "replay: no row for the 1:* -> 1:1234 flow"
+
+# --- a kernel without vsock: clear refusals --------------------------------
+if rmmod vsock_loopback vmw_vsock_virtio_transport 2>/dev/null; then
+	vsockbatch probe >/dev/null 2>/tmp/err.txt; rc=$?
+	check "$rc == 1" "probe without vsock modules exits 1"
+	grep -q "kernel without vsock" /tmp/err.txt || fail "probe: reason '$(cat /tmp/err.txt)'"
+	vsockbatch record -o /tmp/none.json -d 1 2>/tmp/err.txt; rc=$?
+	check "$rc == 1" "record without vsock modules exits 1"
+	grep -q "kernel without vsock" /tmp/err.txt || fail "record: reason '$(cat /tmp/err.txt)'"
+	[ "$(wc -l </tmp/err.txt)" -eq 1 ] || fail "record: reason is not one line"
+	[ -e /tmp/none.json ] && fail "record wrote a file without vsock"
+	modprobe vsock_loopback
+else
+	say "skip: vsock modules busy, cannot test the no-vsock refusal"
+fi
 
 say "$fails failure(s)"
 [ $fails -eq 0 ]

@@ -91,41 +91,52 @@ static int collect_flows(struct vsockbatch_bpf *skel, struct vb_results *r,
 			 char *errbuf, size_t errlen)
 {
 	int fd = bpf_map__fd(skel->maps.flows);
+	int ncpu = libbpf_num_possible_cpus(), i;
 	struct vb_flow_key key, next, *prev = NULL;
 	struct vb_flow *nf;
-	struct vb_stats *val;
+	struct vb_stats *vals;
+	struct vb_agg a;
 	size_t cap = 0;
 
-	val = malloc(sizeof(*val));
-	if (!val)
+	if (ncpu <= 0) {
+		snprintf(errbuf, errlen, "cannot count possible CPUs");
+		return -EINVAL;
+	}
+	/* per-CPU hash: one value per possible CPU, summed here */
+	vals = calloc((size_t)ncpu, sizeof(*vals));
+	if (!vals)
 		return -ENOMEM;
 	free(r->flows);
 	r->flows = NULL;
 	r->nflows = 0;
 	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		if (bpf_map_lookup_elem(fd, &next, val) == 0) {
+		if (bpf_map_lookup_elem(fd, &next, vals) == 0) {
 			if (r->nflows == cap) {
 				cap = cap ? cap * 2 : 16;
 				nf = realloc(r->flows, cap * sizeof(*nf));
 				if (!nf) {
-					free(val);
+					free(vals);
 					return -ENOMEM;
 				}
 				r->flows = nf;
 			}
 			r->flows[r->nflows].key = next;
-			stats_to_agg(val, &r->flows[r->nflows].agg);
+			memset(&r->flows[r->nflows].agg, 0, sizeof(a));
+			for (i = 0; i < ncpu; i++) {
+				stats_to_agg(&vals[i], &a);
+				vb_agg_add(&r->flows[r->nflows].agg, &a);
+			}
 			r->nflows++;
 		}
 		key = next;
 		prev = &key;
 		if (r->nflows > VB_MAX_FLOWS * 2) {
 			snprintf(errbuf, errlen, "flow map iteration does not end");
-			free(val);
+			free(vals);
 			return -EIO;
 		}
 	}
-	free(val);
+	free(vals);
 	return 0;
 }
 

@@ -515,6 +515,7 @@ int cmd_corecheck(int argc, char **argv)
 	char err[256];
 
 	optind = 1;
+	opterr = 0;	/* one line of our own instead of getopt's */
 	while ((opt = getopt_long(argc, argv, "b:m:lvh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'b':
@@ -537,7 +538,8 @@ int cmd_corecheck(int argc, char **argv)
 			usage(stdout);
 			return VB_EXIT_OK;
 		default:
-			fprintf(stderr, "vsockbatch corecheck: bad usage (try --help)\n");
+			fprintf(stderr, "vsockbatch corecheck: unknown option or missing argument '%s' (try --help)\n",
+				argv[optind - 1]);
 			return VB_EXIT_USAGE;
 		}
 	}

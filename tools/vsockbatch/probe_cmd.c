@@ -41,6 +41,7 @@ int cmd_probe(int argc, char **argv)
 	int opt;
 
 	optind = 1;
+	opterr = 0;	/* one line of our own instead of getopt's */
 	while ((opt = getopt_long(argc, argv, "b:h", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'b':
@@ -50,7 +51,8 @@ int cmd_probe(int argc, char **argv)
 			usage(stdout);
 			return VB_EXIT_OK;
 		default:
-			fprintf(stderr, "vsockbatch probe: bad usage (try --help)\n");
+			fprintf(stderr, "vsockbatch probe: unknown option or missing argument '%s' (try --help)\n",
+				argv[optind - 1]);
 			return VB_EXIT_USAGE;
 		}
 	}

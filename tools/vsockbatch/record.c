@@ -175,6 +175,7 @@ int cmd_record(int argc, char **argv)
 	if (vb_results_set_argv(&r, argc, argv))
 		goto oom;
 	optind = 1;
+	opterr = 0;	/* one line of our own instead of getopt's */
 	while ((opt = getopt_long(argc, argv, "+o:d:C:l:vh", longopts,
 				  NULL)) != -1) {
 		switch (opt) {
@@ -214,7 +215,8 @@ int cmd_record(int argc, char **argv)
 			ret = VB_EXIT_OK;
 			goto out;
 		default:
-			fprintf(stderr, "vsockbatch record: bad usage (try --help)\n");
+			fprintf(stderr, "vsockbatch record: unknown option or missing argument '%s' (try --help)\n",
+				argv[optind - 1]);
 			ret = VB_EXIT_USAGE;
 			goto out;
 		}

@@ -389,6 +389,7 @@ int cmd_report(int argc, char **argv)
 	int opt, e;
 
 	optind = 1;
+	opterr = 0;	/* one line of our own instead of getopt's */
 	while ((opt = getopt_long(argc, argv, "jh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'j':
@@ -398,7 +399,8 @@ int cmd_report(int argc, char **argv)
 			usage(stdout);
 			return VB_EXIT_OK;
 		default:
-			fprintf(stderr, "vsockbatch report: bad usage (try --help)\n");
+			fprintf(stderr, "vsockbatch report: unknown option or missing argument '%s' (try --help)\n",
+				argv[optind - 1]);
 			return VB_EXIT_USAGE;
 		}
 	}

@@ -129,6 +129,7 @@ static int parse_args(int argc, char **argv, struct top_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->interval = 1.0;
 	optind = 1;
+	opterr = 0;	/* one line of our own instead of getopt's */
 	while ((opt = getopt_long(argc, argv, "i:s:RC:bjn:vh", longopts,
 				  NULL)) != -1) {
 		switch (opt) {
@@ -185,7 +186,8 @@ static int parse_args(int argc, char **argv, struct top_opts *o)
 			usage(stdout);
 			return -1;
 		default:
-			fprintf(stderr, "vsockbatch top: bad usage (try --help)\n");
+			fprintf(stderr, "vsockbatch top: unknown option or missing argument '%s' (try --help)\n",
+				argv[optind - 1]);
 			return VB_EXIT_USAGE;
 		}
 	}
