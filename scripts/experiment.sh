@@ -254,7 +254,7 @@ experiment=$(jq -n --argjson s "$SCALE" --argjson c "$CAPB" --argjson n "$RTT_CO
 # an interrupted set can still be summarized with --resummarize.
 write_manifest() {
 	local el=$(($(date +%s) - t0))
-	jq -n --arg label "$LABEL" --arg date "$DATE" --argjson quick "$QUICK" \
+	jq -n --arg lbl "$LABEL" --arg date "$DATE" --argjson quick "$QUICK" \
 		--argjson pairs "$1" --argjson planned "$PAIRS" --arg cmd "$cmd" \
 		--argjson states "$states_json" \
 		--argjson machine "$machine" --argjson exp "$experiment" \
@@ -263,7 +263,7 @@ write_manifest() {
 		--arg load "$(cut -d' ' -f1-3 /proc/loadavg)" \
 		--argjson payloads "$(printf '%s\n' "${PL[@]}" | jq -s -c .)" \
 		--argjson rtt "$(printf '%s\n' "${RTT[@]}" | jq -s -c 'map(select(. != null))')" \
-		'{label: $label, date: $date, quick: ($quick == 1), pairs: $pairs,
+		'{"label": $lbl, date: $date, quick: ($quick == 1), pairs: $pairs,
 		  pairs_planned: $planned, command: $cmd,
 		  states: $states, machine: ($machine + {loadavg_end: $load}), experiment: $exp,
 		  payloads: $payloads, rtt_sizes: $rtt, started: $started, finished: $finished,

@@ -808,7 +808,7 @@ static int write_report(const struct set *s, struct comp *comps, size_t ncomp,
 	fprintf(f, "# vsockbatch AB/BA experiment: %s\n\n", label ? label : "(no label)");
 	if (cmd)
 		fprintf(f, "Reproduce: `%s`\n\n", cmd);
-	fprintf(f, "%u rounds; in every round each kernel state ran once on a fresh guest, the\n"
+	fprintf(f, "%u round(s); in every round each kernel state ran once on a fresh guest, the\n"
 		"order alternating between rounds (forward, reversed), so each comparison\n"
 		"below has one AB or BA pair per round.\n\n", s->nrounds);
 	if (json_integer_value(json_object_get(s->manifest, "pairs_planned")) >
@@ -1011,7 +1011,7 @@ static void print_headline(const struct set *s, const struct comp *c)
 	char b1[32], b2[32], b3[96], pl[16];
 	unsigned int pi, k;
 
-	printf("%s (%u rounds)\n", c->title, s->nrounds);
+	printf("%s (%u round(s), change = geometric mean of per-round ratios)\n", c->title, s->nrounds);
 	printf("%-7s %-18s %10s %10s  %s\n", "payload", "metric",
 	       s->state_names[c->a], s->state_names[c->b], "change (95% CI)");
 	for (k = 0; k < sizeof(ms) / sizeof(ms[0]); k++)
