@@ -18,6 +18,9 @@
 # "result":<vsock-stress JSON summary>},..]} for the default and heavy
 # runs (the file the baseline/patched verdict comparison reads);
 # $RESULTS/stress/*.out (full program output), summary on stdout.
+# On a kernel with the series' vsock:virtio_transport_rx_batch tracepoint
+# the default run is traced and must contain multi-packet RX runs (else the
+# test would not be exercising batching at all): $RESULTS/stress/rx_batch.txt.
 # Exit 0 only if every run passed and every self-check failed as it must.
 out=${RESULTS:?}/stress
 mkdir -p "$out" || exit 1
@@ -71,7 +74,46 @@ real() {
 	fi
 }
 
+# Batching coverage: trace RX runs during the default run, if the kernel
+# has the tracepoint (patched kernels).
+T=/sys/kernel/tracing
+ev=$T/events/vsock/virtio_transport_rx_batch
+traced=0
+if [ -d "$ev" ]; then
+	set -- $(cat "$T/buffer_size_kb")
+	obuf=$1
+	echo 4096 >"$T/buffer_size_kb" && : >"$T/trace" &&
+		echo 1 >"$ev/enable" && traced=1
+	[ $traced -eq 1 ] || fail "cannot enable $ev"
+fi
+
 real default -n 8 -b "$b1" -c 4 -C "$c1" -s 1 -p 20000 -t "$t" -D "$d"
+
+if [ $traced -eq 1 ]; then
+	echo 0 >"$ev/enable"
+	awk '/ virtio_transport_rx_batch: / {
+		n++
+		for (i = 1; i <= NF; i++) {
+			if ($i ~ /^pkts=/) { p = substr($i, 6) + 0 }
+			if ($i ~ /^reason=/) { r[substr($i, 8)]++ }
+		}
+		if (p > 1) multi++
+		if (p > max) max = p
+		pk += p
+	}
+	END {
+		printf "rx batching during the default run: %d runs, %d of more than one packet, %d packets, longest %d;", n, multi, pk, max
+		for (k in r) printf " %s=%d", k, r[k]
+		printf "\n"
+	}' "$T/trace" >"$out/rx_batch.txt"
+	: >"$T/trace"
+	echo "$obuf" >"$T/buffer_size_kb"
+	cat "$out/rx_batch.txt"
+	set -- $(cat "$out/rx_batch.txt")
+	# "... during the default run: N runs, M of more than one packet"
+	[ "${7:-0}" -gt 0 ] && [ "${9:-0}" -gt 0 ] ||
+		fail "the default run produced no multi-packet RX run"
+fi
 if [ $quick -eq 0 ]; then
 	real heavy -n 16 -b "$b2" -c 2 -C "$c1" -s 2 -p 21000 -t "$t" -D "$d"
 	real wide -n 32 -b "$b3" -c 8 -C "$c3" -s 3 -p 22000 -t "$t" -D "$d"
