@@ -13,7 +13,8 @@
  *             lowat  - SO_RCVLOWAT > 1 + poll(): the watermark re-check at
  *                      the deferred readable callback; a POLLIN with fewer
  *                      than SO_RCVLOWAT bytes readable is an error
- *             epoll  - edge-triggered epoll: one lost edge = a hang
+ *             epoll  - edge-triggered epoll (every other one with
+ *                      SO_RCVLOWAT too): one lost edge = a hang
  *   sender    block  - blocking send() (SO_SNDTIMEO)
  *             poll   - non-blocking send() + poll(POLLOUT): write-space wake
  *   end       shutwr - SHUT_WR, receiver must see EOF after exactly the
@@ -26,6 +27,8 @@
  * and in receive buffer size (SO_VM_SOCKETS_BUFFER_SIZE: credit stalls) and
  * read size.  The flow matrix is a function of the flow index only, so runs
  * with the same options are comparable line by line across kernels.
+ * --churn adds workers that run many short flows of the same matrix one
+ * after the other, so that closes and resets keep landing inside RX runs.
  *
  * Every wait has a timeout (--timeout): a lost wake-up becomes a failure
  * naming the flow, the bytes received, what was awaited and whether data
@@ -931,6 +934,7 @@ static void *receiver_main(void *arg)
 	const struct flow_cfg *c = &f->cfg;
 	struct rstate rs = { .f = f, .ep = -1, .never_fd = -1 };
 	int pipefd[2] = { -1, -1 };
+	bool at_cut = false;	/* rcvclose: read all it was to read */
 	ssize_t r = 0;
 
 	f->recv_end = "?";
@@ -967,7 +971,7 @@ static void *receiver_main(void *arg)
 		size_t want = c->rsize;
 
 		if (c->end == END_RCVCLOSE) {
-			if (rcvd >= c->cut)
+			if ((at_cut = rcvd >= c->cut))
 				break;
 			if (c->cut - rcvd < want)
 				want = c->cut - rcvd;
@@ -1002,7 +1006,7 @@ static void *receiver_main(void *arg)
 	}
 	if (r == -ETIMEDOUT || r == -EPROTO) {
 		f->recv_end = r == -ETIMEDOUT ? "timeout" : "bad-data";
-	} else if (c->end == END_RCVCLOSE && r > 0) {
+	} else if (at_cut) {
 		/* read the planned amount: close with whatever is unread */
 		ssize_t a = peek_avail(&rs);
 
