@@ -10,6 +10,7 @@
  * Tests that need the host BTF, bpftool or root skip with a reason.
  */
 #include <errno.h>
+#include <glob.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -238,6 +239,98 @@ static void test_synthetic_btf_fails(void **state)
 	btf__free(b);
 }
 
+/*
+ * The lab's guest kernels (6.12.117, vsock as modules): vmlinux + the
+ * vsock .ko files from the kernel cache, when it has been built.  On
+ * the patched kernel the series' tracepoint must relocate too.
+ */
+static void test_lab_kernels(void **state)
+{
+	static const char *const mods[] = {
+		"net/vmw_vsock/vsock.ko",
+		"net/vmw_vsock/vmw_vsock_virtio_transport_common.ko",
+		"net/vmw_vsock/vmw_vsock_virtio_transport.ko",
+		"net/vmw_vsock/vsock_loopback.ko",
+		"drivers/vhost/vhost_vsock.ko",
+	};
+	const char *cache = getenv("VSOCKBATCH_CACHE"), *names[8];
+	char pat[512], path[1024], err[256];
+	struct btf *t[8];
+	struct vb_cc_result r;
+	const void *elf;
+	size_t sz, i, k;
+	glob_t g;
+	int n, checked = 0;
+
+	(void)state;
+	if (cache)
+		snprintf(pat, sizeof(pat), "%s/kernels/*/vmlinux", cache);
+	else
+		snprintf(pat, sizeof(pat), "%s/.cache/vsockbatch/kernels/*/vmlinux",
+			 getenv("HOME") ? getenv("HOME") : "/root");
+	if (glob(pat, 0, NULL, &g) || !g.gl_pathc) {
+		print_message("skip: no lab kernel built (%s)\n", pat);
+		skip();
+	}
+	elf = vsockbatch_bpf__elf_bytes(&sz);
+	for (i = 0; i < g.gl_pathc; i++) {
+		char *dir = strdup(g.gl_pathv[i]);
+		bool patched = strstr(dir, "/patched-") != NULL;
+		bool baseline = strstr(dir, "/baseline-") != NULL;
+		glob_t mg;
+
+		*strrchr(dir, '/') = 0;
+		t[0] = btf__parse(g.gl_pathv[i], NULL);
+		if (libbpf_get_error(t[0])) {
+			free(dir);
+			continue;
+		}
+		names[0] = "vmlinux";
+		n = 1;
+		for (k = 0; k < sizeof(mods) / sizeof(mods[0]); k++) {
+			snprintf(path, sizeof(path), "%s/modroot/lib/modules/*/kernel/%s",
+				 dir, mods[k]);
+			if (glob(path, 0, NULL, &mg) || !mg.gl_pathc)
+				continue;
+			t[n] = btf__parse_split(mg.gl_pathv[0], t[0]);
+			globfree(&mg);
+			if (libbpf_get_error(t[n]))
+				continue;
+			names[n++] = mods[k];
+		}
+		assert_int_equal(vb_corecheck(elf, sz, t, names, n, &r, err,
+					      sizeof(err)), 0);
+		for (k = 0; k < r.nprogs; k++) {
+			/* modules present: every hook exists, except vhost
+			 * on kernels built without it */
+			if (strcmp(r.progs[k].name, "rx_batch_tp") &&
+			    strncmp(r.progs[k].name, "vhost", 5))
+				assert_true(r.progs[k].target_exists);
+			if (r.progs[k].target_exists && r.progs[k].nfail) {
+				print_error("%s: %s does not relocate\n", dir,
+					    r.progs[k].name);
+				fail();
+			}
+		}
+		if (patched || baseline)	/* other variants: relocation only */
+			assert_int_equal(prog(&r, "rx_batch_tp")->target_exists,
+					 patched);
+		print_message("%s: %zu programs, %zu relocations ok%s\n",
+			      strrchr(dir, '/') + 1, r.nprogs, r.nrelos,
+			      patched ? " (incl. rx_batch)" : "");
+		vb_cc_result_free(&r);
+		while (n--)
+			btf__free(t[n]);
+		free(dir);
+		checked++;
+	}
+	globfree(&g);
+	if (!checked) {
+		print_message("skip: no readable lab vmlinux\n");
+		skip();
+	}
+}
+
 /* The only real load allowed on this host: tp_btf, never attached. */
 static void test_host_tp_btf_verifier_load(void **state)
 {
@@ -285,6 +378,7 @@ int main(void)
 		cmocka_unit_test(test_host_btf_relocates),
 		cmocka_unit_test(test_matches_bpftool_min_core_btf),
 		cmocka_unit_test(test_synthetic_btf_fails),
+		cmocka_unit_test(test_lab_kernels),
 		cmocka_unit_test(test_host_tp_btf_verifier_load),
 	};
 
