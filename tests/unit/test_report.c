@@ -129,6 +129,8 @@ static void test_report_text_batched(void **state)
 	assert_null(strstr(out, "cycles/byte"));
 	expect_in(out, "note: no PMU");
 	expect_in(out, "ends: queue 50 flow 200 state 0");
+	expect_in(out, "  recursion misses 0\n");
+	expect_in(out, "  BPF programs   9000 runs, 5.00ms inside them, 5000 ns per packet\n");
 	/* histogram in bcc style */
 	expect_in(out, "lock hold time per batch (ns)\n");
 	expect_in(out, "      2048 -> 4095       : 250      |****************************************|\n");

@@ -68,6 +68,7 @@ static void assert_same(const struct vb_results *a, const struct vb_results *b)
 	assert_string_equal(a->cost.source, b->cost.source);
 	assert_string_equal(a->cost.note, b->cost.note);
 	assert_int_equal(a->cost.ncpus, b->cost.ncpus);
+	assert_memory_equal(&a->self, &b->self, sizeof(a->self));
 	assert_int_equal(a->nlabels, b->nlabels);
 	for (i = 0; i < a->nlabels; i++) {
 		assert_string_equal(a->labels[i].key, b->labels[i].key);
@@ -180,6 +181,8 @@ static void ed_bad_unit(json_t *r) { json_object_set_new(json_object_get(r, "cpu
 static void ed_flow_no_port(json_t *r) { json_object_del(json_array_get(json_object_get(r, "flows"), 1), "dst_port"); }
 static void ed_label_int(json_t *r) { json_object_set_new(json_object_get(r, "labels"), "payload", json_integer(64)); }
 static void ed_no_labels(json_t *r) { json_object_del(r, "labels"); }
+static void ed_tracer_neg(json_t *r) { json_object_set_new(json_object_get(r, "tracer"), "run_ns", json_integer(-1)); }
+static void ed_no_tracer(json_t *r) { json_object_del(r, "tracer"); }
 static void ed_scheme(json_t *r) { json_object_set_new(r, "hist_scheme", json_string("log2")); }
 
 static void test_reject_content(void **state)
@@ -199,6 +202,7 @@ static void test_reject_content(void **state)
 		{ ed_flow_no_port, -EINVAL, "missing field \"flows[1].dst_port\"" },
 		{ ed_label_int, -EINVAL, "\"labels.payload\" is not a string" },
 		{ ed_scheme, -EINVAL, "hist_scheme" },
+		{ ed_tracer_neg, -EINVAL, "\"tracer.run_ns\" is negative" },
 	};
 	size_t i;
 	char *s;
@@ -220,6 +224,12 @@ static void test_labels_optional(void **state)
 	assert_int_equal(vb_results_load_string(s, &r, err, sizeof(err)), 0);
 	assert_int_equal(r.nlabels, 0);
 	assert_null(vb_results_label(&r, "payload"));
+	assert_true(r.self.present);
+	vb_results_free(&r);
+	free(s);
+	s = edited(ed_no_tracer);
+	assert_int_equal(vb_results_load_string(s, &r, err, sizeof(err)), 0);
+	assert_false(r.self.present);
 	vb_results_free(&r);
 	free(s);
 }

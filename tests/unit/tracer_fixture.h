@@ -95,6 +95,12 @@ static inline void fixture_results(struct vb_results *r, bool batched,
 	r->cost.cpus[1] = 1;
 	r->cost.ncpus = 2;
 
+	r->self.present = true;
+	r->self.recursion_misses = 0;
+	r->self.bpf_stats = batched;
+	r->self.run_ns = batched ? 5000000 : 0;
+	r->self.run_cnt = batched ? 9000 : 0;
+
 	vb_results_set_label(r, "payload", "64");
 	vb_results_set_label(r, "kernel", batched ? "patched" : "baseline");
 }

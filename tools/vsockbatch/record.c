@@ -17,6 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
+
 #include "collect.h"
 #include "commands.h"
 #include "cost.h"
@@ -53,6 +55,8 @@ static void usage(FILE *f)
 "                         (default: all online CPUs)\n"
 "  -l, --label KEY=VALUE  store a label in the file (repeatable), e.g.\n"
 "                         payload=64 receiver=poll kernel=patched\n"
+"      --bpf-stats        also measure the time spent in the tracer's BPF\n"
+"                         programs (kernel.bpf_stats_enabled while recording)\n"
 "  -v, --verbose          libbpf warnings and verifier output\n"
 "  -h, --help             this help\n"
 "\n"
@@ -154,10 +158,13 @@ int cmd_record(int argc, char **argv)
 		{ "cpus", required_argument, NULL, 'C' },
 		{ "label", required_argument, NULL, 'l' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "bpf-stats", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint32_t cpus[VB_MAX_CPUS];
+	bool bpf_stats = false;
+	int stats_fd = -1;
 	struct vb_costctr cost = { 0 };
 	struct vb_tracer tracer = { 0 };
 	struct vb_results r;
@@ -176,7 +183,7 @@ int cmd_record(int argc, char **argv)
 		goto oom;
 	optind = 1;
 	opterr = 0;	/* one line of our own instead of getopt's */
-	while ((opt = getopt_long(argc, argv, "+o:d:C:l:vh", longopts,
+	while ((opt = getopt_long(argc, argv, "+o:d:C:l:vSh", longopts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'o':
@@ -209,6 +216,9 @@ int cmd_record(int argc, char **argv)
 			break;
 		case 'v':
 			verbose = true;
+			break;
+		case 'S':
+			bpf_stats = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -255,6 +265,15 @@ int cmd_record(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 
+	if (bpf_stats) {
+		/* the fd keeps run-time stats on until it is closed */
+		stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+		if (stats_fd < 0) {
+			fprintf(stderr, "vsockbatch record: cannot enable BPF run-time stats: %s\n",
+				strerror(errno));
+			goto out;
+		}
+	}
 	r.start_unix_ns = now_ns(CLOCK_REALTIME);
 	t0 = now_ns(CLOCK_MONOTONIC);
 	vb_cost_start(&cost);
@@ -306,6 +325,11 @@ int cmd_record(int argc, char **argv)
 	}
 	if (vb_cost_fill(&cost, &r))
 		goto oom;
+	if (vb_tracer_self(&tracer, stats_fd >= 0, &r.self))
+		fprintf(stderr, "vsockbatch record: warning: cannot read the programs' stats\n");
+	if (r.self.recursion_misses)
+		fprintf(stderr, "vsockbatch record: warning: the kernel skipped %llu program runs (recursion): counts are incomplete\n",
+			(unsigned long long)r.self.recursion_misses);
 	vb_tracer_stop(&tracer);
 
 	if (vb_results_save(out, &r, err, sizeof(err))) {
@@ -323,6 +347,8 @@ oom:
 	fprintf(stderr, "vsockbatch record: out of memory\n");
 	ret = VB_EXIT_FAIL;
 out:
+	if (stats_fd >= 0)
+		close(stats_fd);
 	vb_cost_close(&cost);
 	vb_tracer_stop(&tracer);
 	vb_results_free(&r);

@@ -250,6 +250,18 @@ void vb_report_text(FILE *f, const struct vb_results *r, const char *name)
 				(unsigned long long)c[VB_C_KB_R_QUEUE + i]);
 		fprintf(f, "\n");
 	}
+	if (r->self.present) {
+		fprintf(f, "\nTracer\n  recursion misses %llu%s\n",
+			(unsigned long long)r->self.recursion_misses,
+			r->self.recursion_misses ? " (counts are incomplete)" : "");
+		if (r->self.bpf_stats) {
+			vb_fmt_ns(a, sizeof(a), (double)r->self.run_ns);
+			fmt_num(b, sizeof(b), pkts ? (double)r->self.run_ns /
+				(double)pkts : NAN, "%.0f");
+			fprintf(f, "  BPF programs   %llu runs, %s inside them, %s ns per packet\n",
+				(unsigned long long)r->self.run_cnt, a, b);
+		}
+	}
 	fprintf(f, "\n  nested locks   %llu (a child socket locked inside its listener's window)\n",
 		(unsigned long long)c[VB_C_NESTED_LOCKS]);
 	if (c[VB_C_MAP_FULL] || c[VB_C_EMPTY_WINDOWS])
@@ -346,6 +358,16 @@ char *vb_report_json(const struct vb_results *r, const char *name)
 		json_array_append_new(a, e);
 	}
 	json_object_set_new(root, "flows", a);
+	if (r->self.present) {
+		o = json_object();
+		json_object_set_new(o, "recursion_misses",
+				    json_integer((json_int_t)r->self.recursion_misses));
+		json_object_set_new(o, "bpf_run_ns", r->self.bpf_stats ?
+				    json_integer((json_int_t)r->self.run_ns) : json_null());
+		json_object_set_new(o, "bpf_run_cnt", r->self.bpf_stats ?
+				    json_integer((json_int_t)r->self.run_cnt) : json_null());
+		json_object_set_new(root, "tracer", o);
+	}
 	if (r->nlabels) {
 		o = json_object();
 		for (i = 0; i < r->nlabels; i++)

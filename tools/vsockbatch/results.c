@@ -294,6 +294,15 @@ static json_t *results_json(const struct vb_results *r)
 					    json_string(r->labels[i].value));
 		json_object_set_new(root, "labels", o);
 	}
+	if (r->self.present) {
+		o = json_object();
+		json_object_set_new(o, "recursion_misses",
+				    json_integer((json_int_t)r->self.recursion_misses));
+		json_object_set_new(o, "bpf_stats", json_boolean(r->self.bpf_stats));
+		json_object_set_new(o, "run_ns", json_integer((json_int_t)r->self.run_ns));
+		json_object_set_new(o, "run_cnt", json_integer((json_int_t)r->self.run_cnt));
+		json_object_set_new(root, "tracer", o);
+	}
 	return root;
 }
 
@@ -638,6 +647,21 @@ static int load_root(struct ld *ld, json_t *root, struct vb_results *r)
 		    json_integer_value(e) > UINT32_MAX)
 			return fail(ld, -EINVAL, "\"cpu_cost.cpus[%zu]\" is not a CPU", i);
 		r->cost.cpus[r->cost.ncpus++] = (uint32_t)json_integer_value(e);
+	}
+
+	o = json_object_get(root, "tracer");	/* optional */
+	if (o) {
+		if (!json_is_object(o))
+			return fail(ld, -EINVAL, "\"tracer\" is not an object");
+		if ((err = get_u64(ld, o, "tracer.", "recursion_misses",
+				   &r->self.recursion_misses)) ||
+		    (err = get(ld, o, "tracer.", "bpf_stats", JSON_TRUE, &v)))
+			return err;
+		r->self.bpf_stats = json_is_true(v);
+		if ((err = get_u64(ld, o, "tracer.", "run_ns", &r->self.run_ns)) ||
+		    (err = get_u64(ld, o, "tracer.", "run_cnt", &r->self.run_cnt)))
+			return err;
+		r->self.present = true;
 	}
 
 	o = json_object_get(root, "labels");	/* optional */

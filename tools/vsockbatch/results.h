@@ -19,6 +19,8 @@
  *   cpu_cost { unit ("cycles"|"cpu-clock-ns"), source, note, measured,
  *              total, cpus[] },
  *   labels { key: string }   (optional; record --label key=value)
+ *   tracer { recursion_misses, bpf_stats, run_ns, run_cnt }  (optional:
+ *            the tracer's own cost; run_* only with record --bpf-stats)
  * Counters and histograms are the lists in include/vsockbatch.h.
  */
 #ifndef VSOCKBATCH_RESULTS_H
@@ -81,6 +83,15 @@ struct vb_cost {
 	size_t ncpus;
 };
 
+/* The tracer's own cost and health (optional in the file). */
+struct vb_self {
+	bool present;
+	uint64_t recursion_misses;	/* program runs the kernel skipped */
+	bool bpf_stats;			/* run_ns/run_cnt valid */
+	uint64_t run_ns;		/* time inside the BPF programs */
+	uint64_t run_cnt;		/* program runs */
+};
+
 struct vb_results {
 	int version;
 	char tool[64];
@@ -101,6 +112,7 @@ struct vb_results {
 	struct vb_cost cost;
 	struct vb_label *labels;
 	size_t nlabels;
+	struct vb_self self;
 };
 
 /* Names and units, indexed by enum vb_counter / enum vb_hist_id. */

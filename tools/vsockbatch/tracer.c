@@ -141,6 +141,35 @@ uint64_t vb_tracer_activity(struct vb_tracer *t)
 	return sum;
 }
 
+int vb_tracer_self(struct vb_tracer *t, bool stats, struct vb_self *out)
+{
+	struct bpf_prog_info info;
+	__u32 len;
+	int i, j, fd;
+
+	memset(out, 0, sizeof(*out));
+	out->present = true;
+	out->bpf_stats = stats;
+	for (i = 0; i < VB_HOOK_NR; i++) {
+		if (!t->attached[i])
+			continue;
+		for (j = 0; j < 2 && vb_hooks[i].progs[j]; j++) {
+			fd = bpf_program__fd(bpf_object__find_program_by_name(
+				t->skel->obj, vb_hooks[i].progs[j]));
+			memset(&info, 0, sizeof(info));
+			len = sizeof(info);
+			if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+				return -errno;
+			out->recursion_misses += info.recursion_misses;
+			out->run_ns += info.run_time_ns;
+			out->run_cnt += info.run_cnt;
+		}
+	}
+	if (!stats)
+		out->run_ns = out->run_cnt = 0;
+	return 0;
+}
+
 int vb_tracer_describe(const struct vb_tracer *t, struct vb_results *r)
 {
 	int i, err;

@@ -34,6 +34,12 @@ int vb_tracer_start(struct vb_tracer *t, char *errbuf, size_t errlen);
 void vb_tracer_enable(struct vb_tracer *t, bool on);
 /* Packets + worker calls so far (all CPUs): a cheap activity probe. */
 uint64_t vb_tracer_activity(struct vb_tracer *t);
+/*
+ * The tracer's own cost: recursion misses of every attached program
+ * (always counted by the kernel) and, if stats_fd >= 0 (from
+ * bpf_enable_stats(BPF_STATS_RUN_TIME)), time spent in the programs.
+ */
+int vb_tracer_self(struct vb_tracer *t, bool stats, struct vb_self *out);
 /* Kernel facts and attached hooks into the results model. */
 int vb_tracer_describe(const struct vb_tracer *t, struct vb_results *r);
 void vb_tracer_stop(struct vb_tracer *t);
