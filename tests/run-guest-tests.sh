@@ -5,7 +5,8 @@
 # runs its list of guest tests in that boot (tests/guest/suite.sh), then
 # checks what must agree across kernels.  Prints per-test verdicts and
 # "guest tests: N passed, N failed".  VB_CHECK_VARIANTS overrides the
-# kernels (default: baseline patched debug).
+# kernels (default: baseline patched debug); VB_CHECK_EXPERIMENT=0 skips
+# the quick experiment.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/scripts/lib.sh"
@@ -75,6 +76,19 @@ if [ -f "$OUT/baseline/stress.json" ] && [ -f "$OUT/patched/stress.json" ]; then
 		verdict PASS "stress verdicts identical on baseline and patched"
 	else
 		verdict FAIL "stress verdicts differ between baseline and patched"
+	fi
+fi
+
+# The AB/BA experiment pipeline end to end (issue 5's --quick matrix:
+# baseline, p1-3 and patched guests, one pair, tiny transfers): every
+# output file produced and well formed.
+if [ "${VB_CHECK_EXPERIMENT:-1}" = 1 ]; then
+	echo "--- experiment --quick"
+	if "$ROOT/tests/experiment-quick.sh" >"$OUT/experiment-quick.log" 2>&1; then
+		verdict PASS "experiment --quick: outputs produced and well formed"
+	else
+		grep -E '^FAIL|experiment-quick' "$OUT/experiment-quick.log" | tail -n 15
+		verdict FAIL "experiment --quick ($OUT/experiment-quick.log)"
 	fi
 fi
 
