@@ -59,7 +59,7 @@ Q = @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-.PHONY: all deps check unit-check guest-check lab experiment clean kernels
+.PHONY: all deps check unit-check lab-check guest-check lab experiment clean kernels
 all: $(BPF_OBJS) $(BPF_SKELS) $(if $(LOADER_SRCS),$(OUTPUT)/vsockbatch \
 	$(OUTPUT)/vsockbatch-top) $(BENCH_BINS) $(PROG_BINS)
 
@@ -111,12 +111,17 @@ deps:
 unit-check: all $(UNIT_BINS)
 	$(Q)./tests/run-unit.sh $(UNIT_BINS)
 
+# Bad input to the lab scripts: clear reasons, non-zero exits.
+lab-check:
+	$(Q)./tests/lab-inputs.sh
+
 guest-check: all
 	$(Q)./tests/run-guest-tests.sh
 
 check: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)$(MAKE) --no-print-directory unit-check
+	$(Q)$(MAKE) --no-print-directory lab-check
 	$(Q)$(MAKE) --no-print-directory guest-check
 
 kernels: deps

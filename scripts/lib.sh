@@ -6,7 +6,7 @@ VB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 VB_BASE_VERSION=6.12.117
 VB_SRC_TARBALL=${VB_SRC_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 VB_CACHE=${VSOCKBATCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/vsockbatch}
-VB_PATCH_DIR=$VB_ROOT/kernel-patches/v$VB_BASE_VERSION
+VB_PATCH_DIR=${VSOCKBATCH_PATCH_DIR:-$VB_ROOT/kernel-patches/v$VB_BASE_VERSION}
 VB_CONFIG_DIR=$VB_ROOT/scripts/config
 # Bump when the way a kernel is built or packaged changes, so cached
 # kernels built the old way are not reused.

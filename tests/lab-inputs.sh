@@ -1,0 +1,80 @@
+#!/bin/bash
+# lab-inputs.sh: bad input to the lab gets a one-line reason and a
+# non-zero exit, never a hang or a silent success: an unknown variant, a
+# missing source package, a patch that does not apply, a guest that never
+# reaches /init, bad runner arguments.  Prints "N passed, N failed".
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d /tmp/vb-inputs.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+passed=0 failed=0
+
+# expect NAME WANT_RC PATTERN COMMAND...: COMMAND must exit WANT_RC and say
+# PATTERN on stderr.
+expect() {
+	local name=$1 want=$2 pat=$3 rc
+	shift 3
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ "$rc" = "$want" ] && grep -Eq "$pat" "$tmp/err"; then
+		echo "ok: $name (exit $rc: $(grep -E -m1 "$pat" "$tmp/err"))"
+		passed=$((passed + 1))
+	else
+		echo "FAIL: $name: exit $rc (want $want), stderr:"
+		sed 's/^/  | /' "$tmp/err" | tail -n 8
+		failed=$((failed + 1))
+	fi
+}
+
+expect "unknown kernel variant" 2 "unknown kernel variant 'nosuch'" \
+	"$ROOT/scripts/kernel-build.sh" nosuch
+expect "kernel-build without a variant" 2 "usage" \
+	"$ROOT/scripts/kernel-build.sh"
+expect "missing source package" 1 "not found.*linux-source-6.12" \
+	env VB_SRC_TARBALL=/nonexistent/linux-source-6.12.tar.xz \
+	"$ROOT/scripts/kernel-build.sh" baseline
+expect "runner: unknown variant" 2 "unknown kernel variant" \
+	"$ROOT/scripts/guest-run.sh" -k nosuch "$ROOT/tests/guest/vsock_test.sh"
+expect "runner: bad vCPU count" 2 "not a positive number" \
+	"$ROOT/scripts/guest-run.sh" -k baseline -s 0 "$ROOT/tests/guest/vsock_test.sh"
+expect "runner: missing script" 2 "not found" \
+	"$ROOT/scripts/guest-run.sh" -k baseline /nonexistent.sh
+
+# A kernel directory whose "bzImage" is not a kernel: SeaBIOS finds
+# nothing to boot, no /init is ever reached.
+mkdir -p "$tmp/kernel/modroot/lib/modules"
+head -c 65536 /dev/zero >"$tmp/kernel/bzImage"
+touch "$tmp/kernel/vsock_test" "$tmp/kernel/vsock_perf"
+expect "guest never reaches /init" 5 "never reached /init" \
+	"$ROOT/scripts/guest-run.sh" -K "$tmp/kernel" -t 20 -o "$tmp/noinit" \
+	"$ROOT/tests/guest/vsock_test.sh"
+
+# A patch that does not apply to 6.12.117 (needs the lab's source tree;
+# waits for a concurrent kernel build to finish).
+mkdir -p "$tmp/patches"
+cat >"$tmp/patches/0001-bogus.patch" <<'PATCH'
+From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001
+From: Nobody <nobody@example.org>
+Date: Thu, 1 Jan 2026 00:00:00 +0000
+Subject: [PATCH] bogus: a hunk that matches nothing
+
+---
+ net/vmw_vsock/vsock_loopback.c | 2 +-
+ 1 file changed, 1 insertion(+), 1 deletion(-)
+
+diff --git a/net/vmw_vsock/vsock_loopback.c b/net/vmw_vsock/vsock_loopback.c
+--- a/net/vmw_vsock/vsock_loopback.c
++++ b/net/vmw_vsock/vsock_loopback.c
+@@ -1,3 +1,3 @@
+-this line is not in the file
++neither is this one
+ nor this
+ nor that
+PATCH
+echo 0001-bogus.patch >"$tmp/patches/series"
+expect "patch that does not apply" 1 "patch 0001-bogus.patch does not apply" \
+	env VSOCKBATCH_PATCH_DIR="$tmp/patches" \
+	"$ROOT/scripts/kernel-build.sh" patched
+
+echo "lab input tests: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
