@@ -49,6 +49,12 @@ mkdir -p "$VB_CACHE"
 # One build at a time: variants share the source tree.
 exec 9>"$VB_CACHE/build.lock"
 flock 9
+# Someone else may have built it while we waited for the lock.
+if d=$(kernel_dir "$VARIANT"); then
+	log "$VARIANT: cached kernel $d (built while waiting)"
+	echo "$d"
+	exit 0
+fi
 
 SRC=$VB_CACHE/src/linux-$VB_BASE_VERSION
 OBJ=$VB_CACHE/obj/$VARIANT
@@ -168,6 +174,7 @@ package() {
 	} >"$tmp/info"
 	(cd "$tmp" && find . -type f ! -name MANIFEST -print0 | sort -z |
 		xargs -0 sha256sum >MANIFEST)
+	rm -rf "$OUT"
 	mv "$tmp" "$OUT"
 }
 
