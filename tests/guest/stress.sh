@@ -30,7 +30,7 @@ fails=0
 # TCG guests several-fold, and a flake here would be read as a kernel bug.
 b1=4M b2=4M b3=512K c1=40 c3=25 t=20 d=150
 case "${VB_VARIANT:-}" in
-*debug*) b1=1M b2=1M b3=128K c1=15 c3=10 t=60 d=400 ;;
+*debug*) b1=512K b2=512K b3=128K c1=12 c3=8 t=60 d=400 ;;
 esac
 quick=0
 case "${1:-}" in

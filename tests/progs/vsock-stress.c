@@ -165,6 +165,7 @@ struct flow {
 	uint64_t waits;		/* poll/epoll returns */
 	bool exact;		/* abort: got every byte the sender wrote */
 	uint64_t unread;	/* rcvclose: bytes left unread (capped) */
+	double connect_s;	/* connect() time (churn: the longest) */
 	double recv_secs;
 
 	bool done_s, done_r;	/* under done_lock */
@@ -1096,11 +1097,28 @@ static int vsock_pair(struct flow *f, int l, unsigned int port, int *srv,
 			f->id, strerror(errno));
 		goto err;
 	}
-	if (connect(c, (struct sockaddr *)&a, sizeof(a))) {
-		fprintf(stderr, "vsock-stress: flow %u: connect to 1:%u: %s\n",
-			f->id, port, strerror(errno));
+	/*
+	 * The default connect timeout is 2 s; the loopback queue in front
+	 * of the request can be longer than that on a debug kernel under
+	 * TCG.  Connect gets the same patience as every other wait.
+	 */
+	struct timeval tv = { .tv_sec = (time_t)opt.stall };
+
+	if (setsockopt(c, AF_VSOCK, SO_VM_SOCKETS_CONNECT_TIMEOUT, &tv,
+		       sizeof(tv))) {
+		fprintf(stderr, "vsock-stress: flow %u: connect timeout: %s\n",
+			f->id, strerror(errno));
 		goto err;
 	}
+	double t0 = now_s();
+
+	if (connect(c, (struct sockaddr *)&a, sizeof(a))) {
+		fprintf(stderr, "vsock-stress: flow %u: connect to 1:%u: %s "
+			"after %.1f s\n", f->id, port, strerror(errno),
+			now_s() - t0);
+		goto err;
+	}
+	f->connect_s = now_s() - t0;
 	errno = 0;
 	if (poll(&p, 1, stall_ms()) != 1 ||
 	    (s = accept4(l, NULL, NULL, SOCK_CLOEXEC)) < 0) {
@@ -1255,6 +1273,8 @@ static void *churn_main(void *arg)
 			break;
 		}
 		w->conns_ok++;
+		if (f->connect_s > w->connect_s)
+			w->connect_s = f->connect_s;
 		w->churn_bytes += f->v.off;
 		w->churn_chunks += f->v.chunks;
 		atomic_fetch_add(&w->sent, atomic_load(&f->sent));
@@ -1379,8 +1399,9 @@ static int report(double secs, bool deadline)
 			flow_desc(f, d, sizeof(d));
 		if (res.ok && f->churn)
 			printf("%s: ok: %u/%u connections as expected, %" PRIu64
-			       " bytes, %" PRIu64 " chunks verified (%.1f s)\n",
-			       d, f->conns_ok, opt.conns, res.bytes, res.chunks,
+			       " bytes, %" PRIu64 " chunks verified, slowest "
+			       "connect %.2f s (%.1f s)\n", d, f->conns_ok,
+			       opt.conns, res.bytes, res.chunks, f->connect_s,
 			       f->recv_secs);
 		else if (res.ok)
 			printf("%s: ok: %" PRIu64 " bytes, %" PRIu64 " chunks "
@@ -1402,7 +1423,7 @@ static int report(double secs, bool deadline)
 			"\"sent\":%" PRIu64 ",\"recv_end\":\"%s\","
 			"\"send_end\":\"%s\",\"waits\":%" PRIu64 ","
 			"\"pollout_waits\":%" PRIu64 ",\"exact\":%s,"
-			"\"conns\":%u,\"conns_ok\":%u,"
+			"\"conns\":%u,\"conns_ok\":%u,\"connect_ms\":%.0f,"
 			"\"unread\":%" PRIu64 ",\"verdict\":\"%s\","
 			"\"reason\":", i ? "," : "", i,
 			ch ? "churn" : recv_names[c->recv],
@@ -1415,7 +1436,7 @@ static int report(double secs, bool deadline)
 			res.bytes, res.chunks, atomic_load(&f->sent),
 			res.recv_end, res.send_end, f->waits, f->pollout_waits,
 			f->exact ? "true" : "false", ch ? opt.conns : 1,
-			ch ? f->conns_ok : res.ok, f->unread,
+			ch ? f->conns_ok : res.ok, f->connect_s * 1000, f->unread,
 			res.ok ? "ok" : "fail");
 		json_str(j, res.reason);
 		fputc('}', j);
