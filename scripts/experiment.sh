@@ -156,7 +156,7 @@ summarize() { # summarize DIR: statistics, report, plots, headline
 		echo "${0##*/}: summarize failed: $(cat "$dir/summarize.err")" >&2
 		return 1
 	}
-	[ -s "$dir/summarize.err" ] && cat "$dir/summarize.err" >&2
+	if [ -s "$dir/summarize.err" ]; then cat "$dir/summarize.err" >&2; else rm -f "$dir/summarize.err"; fi
 	plots "$dir" || { echo "${0##*/}: gnuplot failed: $(tail -n 3 "$dir/plots/gnuplot.log")" >&2; rc=1; }
 	cat "$dir/summary.txt"
 	return $rc
