@@ -19,11 +19,14 @@
 # payload * 1 MiB capped at 2 GiB; TCG is ~100x slower).
 #
 # Default: 6 pairs, payloads 64 256 512 1K 4K 8K 16K 64K, SCALE 16384
-# (64 B -> 1 MiB), CAP 16M, 300 round trips per RTT size: 18 guest runs of
-# ~100-200 s each on a contended 2-core machine, 30-60 min (measured
-# times: results/<set>/README.md).  --quick: payloads 64 and 4K, tiny
+# (64 B -> 1 MiB), CAP 16M, 300 round trips per RTT size: 18 guest runs.
+# Measured on the shared 2-core lab host (results/2026-11-30-default): a
+# run takes 27 s (quiet host) to 157 s (load average 8-9), the whole
+# matrix 21 min that time; expect 10 min (idle) to ~45 min (busy).
+# --quick: payloads 64 and 4K, tiny
 # transfers (64 B -> 512 KiB, 4 KiB -> 2 MiB: just above the 256 KiB socket
-# buffer), one pair, RTT at 64 B only: ~2-5 min (make check / make lab).
+# buffer), one pair, RTT at 64 B only: 91 s measured, a few minutes on a
+# busy host (make check / make lab).
 #
 # Output: results/<UTC date>-<label>/ (or --out DIR): manifest.json, one
 # directory per run (runs/rNN-STATE: console.log, samples.jsonl, raw/,
