@@ -14,13 +14,14 @@
 
 #include "bench_util.h"
 
-/* Digits only, no sign, no spaces: strtoull alone accepts "-1" and " 1". */
+/* Digits only, no sign, no spaces: strtoull alone accepts "-1" and " 1".
+ * NULL is -EINVAL too. */
 static int parse_digits(const char **sp, uint64_t *out)
 {
 	const char *s = *sp;
 	uint64_t v = 0;
 
-	if (!isdigit((unsigned char)*s))
+	if (!s || !isdigit((unsigned char)*s))
 		return -EINVAL;
 	for (; isdigit((unsigned char)*s); s++) {
 		unsigned int d = (unsigned int)(*s - '0');
@@ -40,8 +41,6 @@ int bench_parse_size(const char *s, uint64_t *out)
 	uint64_t v;
 	int err;
 
-	if (!s)
-		return -EINVAL;
 	err = parse_digits(&s, &v);
 	if (err)
 		return err;
@@ -73,8 +72,6 @@ int bench_parse_u64(const char *s, uint64_t max, uint64_t *out)
 	uint64_t v;
 	int err;
 
-	if (!s)
-		return -EINVAL;
 	err = parse_digits(&s, &v);
 	if (err)
 		return err;
