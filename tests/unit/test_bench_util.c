@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests for tools/lib/bench_util.c: the pure parts of the benchmark
- * programs (size parsing, labels, throughput arithmetic, JSON lines).
+ * programs (size parsing, labels, throughput arithmetic, JSON lines, the
+ * shared command-line options).
  */
 #include <errno.h>
 #include <math.h>
@@ -147,6 +148,70 @@ static void test_json_line(void **state)
 	free(out);
 }
 
+static void test_json_tool_cpu(void **state)
+{
+	struct bench_args a;
+	struct bench_json j;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	bench_args_init(&a, "vb-x", NULL, 1);
+	f = open_memstream(&out, &len);
+	assert_non_null(f);
+	bench_json_begin_tool(&j, f, "vb-x");
+	bench_json_end_cpu(&j, &a);
+	a.have_cpu = 1;
+	a.cpu = 3;
+	bench_json_begin_tool(&j, f, "vb-x");
+	bench_json_u64(&j, "bytes", 5);
+	bench_json_end_cpu(&j, &a);
+	fclose(f);
+	assert_string_equal(out,
+		"{\"tool\":\"vb-x\",\"format\":1}\n"
+		"{\"tool\":\"vb-x\",\"format\":1,\"bytes\":5,\"cpu\":3}\n");
+	free(out);
+}
+
+/* The good paths only: every bad one exits 2 (checked by running the
+ * programs with bad arguments). */
+static void test_args_next(void **state)
+{
+	static const struct option opts[] = {
+		BENCH_OPT_PORT,
+		{ "own", required_argument, NULL, 1 },
+		BENCH_OPT_VSK,
+		BENCH_OPT_CPU,
+		BENCH_OPT_RETRY,
+		BENCH_OPT_HELP,
+		{ NULL, 0, NULL, 0 },
+	};
+	char *argv[] = { "vb-x", "--port", "7", "--own", "v", "--vsk-size", "1M",
+			 "--cpu", "1", "--retry", "0.5", "--own=w", NULL };
+	struct bench_args a;
+
+	(void)state;
+	bench_args_init(&a, "vb-x", NULL, 1234);
+	assert_int_equal(a.port, 1234);
+	assert_true(a.retry == 5.0);
+	assert_int_equal(a.have_cpu, 0);
+	optind = 0;
+	assert_int_equal(bench_args_next(&a, 12, argv, opts), 1);
+	assert_string_equal(optarg, "v");
+	assert_int_equal(bench_args_next(&a, 12, argv, opts), 1);
+	assert_string_equal(optarg, "w");
+	assert_int_equal(bench_args_next(&a, 12, argv, opts), -1);
+	assert_int_equal(a.port, 7);
+	assert_int_equal(a.vsk_size, 1 << 20);
+	assert_int_equal(a.have_cpu, 1);
+	assert_int_equal(a.cpu, 1);
+	assert_int_equal(a.have_retry, 1);
+	assert_true(a.retry == 0.5);
+	assert_int_equal(bench_arg_size(&a, "x", "64K", 1, 1 << 20), 64 << 10);
+	assert_int_equal(bench_arg_u64(&a, "x", "0", 0), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -155,6 +220,8 @@ int main(void)
 		cmocka_unit_test(test_size_label),
 		cmocka_unit_test(test_gbps_clock),
 		cmocka_unit_test(test_json_line),
+		cmocka_unit_test(test_json_tool_cpu),
+		cmocka_unit_test(test_args_next),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

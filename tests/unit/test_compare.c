@@ -21,6 +21,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "test_util.h"
+
 #include <jansson.h>
 
 #include "../../tools/vsockbatch/commands.h"
@@ -34,18 +36,6 @@ struct captured {
 	char *out;
 	char *err;
 };
-
-#define assert_near(got, want, eps) near_((got), (want), (eps), #got, __FILE__, __LINE__)
-
-static void near_(double got, double want, double eps, const char *what,
-		  const char *file, int line)
-{
-	if (!(fabs(got - want) <= eps)) {
-		print_error("%s:%d: %s = %.9g, want %.9g (+-%g)\n",
-			    file, line, what, got, want, eps);
-		fail();
-	}
-}
 
 /* Overlay keys must exist in the template (a typo in a fixture would
  * otherwise be ignored silently); "labels" is optional in the model. */

@@ -15,6 +15,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "test_util.h"
+
 #include <linux/types.h>
 
 #include "cpulist.h"
@@ -28,17 +30,6 @@
 #include "../../bpf/bits.bpf.h"
 
 #define N VB_MAX_SLOTS
-
-static void near_(double got, double want, double eps, const char *what,
-		  const char *file, int line)
-{
-	if (!(fabs(got - want) <= eps)) {
-		print_error("%s:%d: %s = %.9g, want %.9g (+-%g)\n", file, line,
-			    what, got, want, eps);
-		fail();
-	}
-}
-#define assert_near(g, w, e) near_((g), (w), (e), #g, __FILE__, __LINE__)
 
 static void test_slot_edges(void **state)
 {

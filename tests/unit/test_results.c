@@ -16,21 +16,12 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "test_util.h"
+
 #include <jansson.h>
 
 #include "../../tools/vsockbatch/results.h"
 #include "tracer_fixture.h"
-
-static void near_(double got, double want, double eps, const char *what,
-		  const char *file, int line)
-{
-	if (!(fabs(got - want) <= eps)) {
-		print_error("%s:%d: %s = %.9g, want %.9g (+-%g)\n", file, line,
-			    what, got, want, eps);
-		fail();
-	}
-}
-#define assert_near(g, w, e) near_((g), (w), (e), #g, __FILE__, __LINE__)
 
 static void assert_same(const struct vb_results *a, const struct vb_results *b)
 {

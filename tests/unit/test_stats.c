@@ -12,20 +12,9 @@
 #include <stdio.h>
 #include <cmocka.h>
 
+#include "test_util.h"
+
 #include "stats.h"
-
-/* cmocka 1.1's assert_float_equal() casts to float; keep full doubles. */
-#define assert_near(got, want, eps) near_((got), (want), (eps), #got, __FILE__, __LINE__)
-
-static void near_(double got, double want, double eps, const char *what,
-		  const char *file, int line)
-{
-	if (!(fabs(got - want) <= eps)) {
-		print_error("%s:%d: %s = %.9g, want %.9g (+-%g)\n",
-			    file, line, what, got, want, eps);
-		fail();
-	}
-}
 
 static void test_t_quantile_table(void **state)
 {

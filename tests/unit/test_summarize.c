@@ -15,19 +15,9 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "test_util.h"
+
 #include "../../tools/vsockbatch/summarize.h"
-
-#define assert_near(got, want, eps) near_((got), (want), (eps), #got, __FILE__, __LINE__)
-
-static void near_(double got, double want, double eps, const char *what,
-		  const char *file, int line)
-{
-	if (!(fabs(got - want) <= eps)) {
-		print_error("%s:%d: %s = %.9g, want %.9g (+-%g)\n",
-			    file, line, what, got, want, eps);
-		fail();
-	}
-}
 
 enum { BASE = 0, P13 = 1, PATCHED = 2, NSTATES = 3 };
 

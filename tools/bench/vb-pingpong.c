@@ -9,7 +9,6 @@
  * --warmup round trips run first and are not counted.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,14 +45,7 @@ static void usage(FILE *f)
 "Exit: 0 ok, 1 runtime error, 2 bad arguments.\n");
 }
 
-static void bad_arg(const char *opt, const char *val)
-{
-	fprintf(stderr, PROG ": invalid value '%s' for --%s\n", val, opt);
-	usage(stderr);
-	exit(2);
-}
-
-static int run_server(uint64_t port, uint64_t vsk_size, int have_cpu, uint64_t cpu)
+static int run_server(const struct bench_args *a)
 {
 	const size_t bufsz = 64 << 10;
 	uint64_t echoed = 0, calls = 0;
@@ -66,20 +58,15 @@ static int run_server(uint64_t port, uint64_t vsk_size, int have_cpu, uint64_t c
 		fprintf(stderr, PROG ": out of memory\n");
 		return 1;
 	}
-	lfd = bench_vsock_listen((unsigned int)port, vsk_size);
-	if (lfd < 0) {
-		fprintf(stderr, PROG ": listen on port %llu: %s\n",
-			(unsigned long long)port, strerror(-lfd));
+	lfd = bench_vsock_listen_report(a);
+	if (lfd < 0)
 		return 1;
-	}
 	printf("Run as ping-pong server\n");
-	printf("Listen port %llu\n", (unsigned long long)port);
+	printf("Listen port %llu\n", (unsigned long long)a->port);
 	fflush(stdout);
-	fd = bench_vsock_accept(lfd);
-	if (fd < 0) {
-		fprintf(stderr, PROG ": accept: %s\n", strerror(-fd));
+	fd = bench_vsock_accept_report(PROG, lfd);
+	if (fd < 0)
 		return 1;
-	}
 	close(lfd);
 	for (;;) {
 		ssize_t n = recv(fd, buf, bufsz, 0);
@@ -106,23 +93,18 @@ static int run_server(uint64_t port, uint64_t vsk_size, int have_cpu, uint64_t c
 	printf("total bytes echoed: %llu\n", (unsigned long long)echoed);
 	printf("recv() calls: %llu\n", (unsigned long long)calls);
 
-	bench_json_begin(&j, stdout);
-	bench_json_str(&j, "tool", PROG);
-	bench_json_u64(&j, "format", BENCH_JSON_FORMAT);
+	bench_json_begin_tool(&j, stdout, PROG);
 	bench_json_str(&j, "mode", "server");
-	bench_json_u64(&j, "port", port);
+	bench_json_u64(&j, "port", a->port);
 	bench_json_u64(&j, "bytes", echoed);
 	bench_json_u64(&j, "recv_calls", calls);
-	if (have_cpu)
-		bench_json_i64(&j, "cpu", (int64_t)cpu);
-	bench_json_end(&j);
+	bench_json_end_cpu(&j, a);
 	free(buf);
 	return 0;
 }
 
-static int run_client(uint64_t cid, uint64_t port, uint64_t size, uint64_t count,
-		      uint64_t warmup, uint64_t vsk_size, double retry,
-		      int have_cpu, uint64_t cpu)
+static int run_client(const struct bench_args *a, uint64_t cid, uint64_t size,
+		      uint64_t count, uint64_t warmup)
 {
 	double *rtt_us, mean, p50, p99;
 	struct bench_json j;
@@ -138,16 +120,12 @@ static int run_client(uint64_t cid, uint64_t port, uint64_t size, uint64_t count
 		return 1;
 	}
 	memset(req, 'p', size);
-	fd = bench_vsock_connect((unsigned int)cid, (unsigned int)port, vsk_size, retry);
-	if (fd < 0) {
-		fprintf(stderr, PROG ": connect to %llu:%llu: %s\n",
-			(unsigned long long)cid, (unsigned long long)port,
-			strerror(-fd));
+	fd = bench_vsock_connect_report(a, cid);
+	if (fd < 0)
 		return 1;
-	}
 	printf("Run as ping-pong client\n");
 	printf("Connect to %llu:%llu\n", (unsigned long long)cid,
-	       (unsigned long long)port);
+	       (unsigned long long)a->port);
 	printf("Payload %llu bytes, %llu round trips (+%llu warm-up)\n",
 	       (unsigned long long)size, (unsigned long long)count,
 	       (unsigned long long)warmup);
@@ -199,12 +177,10 @@ static int run_client(uint64_t cid, uint64_t port, uint64_t size, uint64_t count
 		printf("rtt min: %.3f us\n", lo);
 		printf("rtt max: %.3f us\n", hi);
 
-		bench_json_begin(&j, stdout);
-		bench_json_str(&j, "tool", PROG);
-		bench_json_u64(&j, "format", BENCH_JSON_FORMAT);
+		bench_json_begin_tool(&j, stdout, PROG);
 		bench_json_str(&j, "mode", "client");
 		bench_json_u64(&j, "cid", cid);
-		bench_json_u64(&j, "port", port);
+		bench_json_u64(&j, "port", a->port);
 		bench_json_str(&j, "payload", bench_size_label(size, label, sizeof(label)));
 		bench_json_u64(&j, "size", size);
 		bench_json_u64(&j, "count", count);
@@ -216,9 +192,7 @@ static int run_client(uint64_t cid, uint64_t port, uint64_t size, uint64_t count
 		bench_json_double(&j, "rtt_us_min", lo);
 		bench_json_double(&j, "rtt_us_max", hi);
 		bench_json_u64(&j, "clock_step_ns", step);
-		if (have_cpu)
-			bench_json_i64(&j, "cpu", (int64_t)cpu);
-		bench_json_end(&j);
+		bench_json_end_cpu(&j, a);
 	}
 	free(req);
 	free(resp);
@@ -228,103 +202,58 @@ static int run_client(uint64_t cid, uint64_t port, uint64_t size, uint64_t count
 
 int main(int argc, char **argv)
 {
-	enum { O_SERVER = 1, O_CLIENT, O_PORT, O_SIZE, O_COUNT, O_WARMUP, O_VSK,
-	       O_CPU, O_RETRY, O_HELP };
+	enum { O_SERVER = 1, O_CLIENT, O_SIZE, O_COUNT, O_WARMUP };
 	static const struct option opts[] = {
 		{ "server", no_argument, NULL, O_SERVER },
 		{ "client", required_argument, NULL, O_CLIENT },
-		{ "port", required_argument, NULL, O_PORT },
+		BENCH_OPT_PORT,
 		{ "size", required_argument, NULL, O_SIZE },
 		{ "count", required_argument, NULL, O_COUNT },
 		{ "warmup", required_argument, NULL, O_WARMUP },
-		{ "vsk-size", required_argument, NULL, O_VSK },
-		{ "cpu", required_argument, NULL, O_CPU },
-		{ "retry", required_argument, NULL, O_RETRY },
-		{ "help", no_argument, NULL, O_HELP },
+		BENCH_OPT_VSK,
+		BENCH_OPT_CPU,
+		BENCH_OPT_RETRY,
+		BENCH_OPT_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
-	uint64_t cid = 0, port = 1235, size = 64, count = 10000, warmup = 100;
-	uint64_t vsk_size = 0, cpu = 0;
-	int server = 0, client = 0, have_cpu = 0, client_only = 0, err, c;
-	double retry = 5.0;
+	uint64_t cid = 0, size = 64, count = 10000, warmup = 100;
+	int server = 0, client = 0, client_only = 0, c;
+	struct bench_args a;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	bench_args_init(&a, PROG, usage, 1235);
+	while ((c = bench_args_next(&a, argc, argv, opts)) != -1) {
 		switch (c) {
 		case O_SERVER:
 			server = 1;
 			break;
 		case O_CLIENT:
-			if (bench_parse_u64(optarg, UINT32_MAX, &cid))
-				bad_arg("client", optarg);
+			cid = bench_arg_u64(&a, "client", optarg, UINT32_MAX);
 			client = 1;
 			break;
-		case O_PORT:
-			if (bench_parse_u64(optarg, UINT32_MAX, &port))
-				bad_arg("port", optarg);
-			break;
 		case O_SIZE:
-			if (bench_parse_size(optarg, &size) || !size ||
-			    size > (64ULL << 20))
-				bad_arg("size", optarg);
+			size = bench_arg_size(&a, "size", optarg, 1, 64ULL << 20);
 			client_only = 1;
 			break;
 		case O_COUNT:
-			if (bench_parse_u64(optarg, 100000000, &count) || !count)
-				bad_arg("count", optarg);
+			count = bench_arg_u64(&a, "count", optarg, 100000000);
+			if (!count)
+				bench_bad_arg(&a, "count", optarg);
 			client_only = 1;
 			break;
 		case O_WARMUP:
-			if (bench_parse_u64(optarg, 100000000, &warmup))
-				bad_arg("warmup", optarg);
+			warmup = bench_arg_u64(&a, "warmup", optarg, 100000000);
 			client_only = 1;
 			break;
-		case O_VSK:
-			if (bench_parse_size(optarg, &vsk_size) || !vsk_size)
-				bad_arg("vsk-size", optarg);
-			break;
-		case O_CPU:
-			if (bench_parse_u64(optarg, 4095, &cpu))
-				bad_arg("cpu", optarg);
-			have_cpu = 1;
-			break;
-		case O_RETRY:
-			if (bench_parse_seconds(optarg, &retry))
-				bad_arg("retry", optarg);
-			client_only = 1;
-			break;
-		case O_HELP:
-			usage(stdout);
-			return 0;
-		default:
-			fprintf(stderr, PROG ": unknown option or missing value: %s\n",
-				argv[optind - 1]);
-			usage(stderr);
-			return 2;
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, PROG ": unexpected argument '%s'\n", argv[optind]);
-		usage(stderr);
-		return 2;
-	}
-	if (server == client) {
-		fprintf(stderr, PROG ": give exactly one of --server and --client CID\n");
-		usage(stderr);
-		return 2;
-	}
-	if (server && client_only) {
-		fprintf(stderr, PROG ": --size/--count/--warmup/--retry are client options\n");
-		usage(stderr);
-		return 2;
-	}
-	if (have_cpu && (err = bench_pin_cpu((int)cpu))) {
-		fprintf(stderr, PROG ": cannot pin to CPU %llu: %s\n",
-			(unsigned long long)cpu, strerror(-err));
+	if (server == client)
+		bench_usage_error(&a, "give exactly one of --server and --client CID");
+	/* --retry is shared with vb-sender but means nothing to a server */
+	if (server && (client_only || a.have_retry))
+		bench_usage_error(&a, "--size/--count/--warmup/--retry are client options");
+	if (bench_args_pin(&a))
 		return 1;
-	}
 	if (server)
-		return run_server(port, vsk_size, have_cpu, cpu);
-	return run_client(cid, port, size, count, warmup, vsk_size, retry,
-			  have_cpu, cpu);
+		return run_server(&a);
+	return run_client(&a, cid, size, count, warmup);
 }

@@ -11,7 +11,6 @@
  * included, so 64M in 64-byte recv()s counts 1048577).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,106 +42,63 @@ static void usage(FILE *f)
 "Exit: 0 ok, 1 runtime error, 2 bad arguments.\n");
 }
 
-static void bad_arg(const char *opt, const char *val)
-{
-	fprintf(stderr, PROG ": invalid value '%s' for --%s\n", val, opt);
-	usage(stderr);
-	exit(2);
-}
-
 int main(int argc, char **argv)
 {
-	enum { O_PORT = 1, O_RECV, O_BUF, O_LOWAT, O_VSK, O_CPU, O_EXPECT, O_HELP };
+	enum { O_RECV = 1, O_BUF, O_LOWAT, O_EXPECT };
 	static const struct option opts[] = {
-		{ "port", required_argument, NULL, O_PORT },
+		BENCH_OPT_PORT,
 		{ "recv-size", required_argument, NULL, O_RECV },
 		{ "buf-size", required_argument, NULL, O_BUF },
 		{ "rcvlowat", required_argument, NULL, O_LOWAT },
-		{ "vsk-size", required_argument, NULL, O_VSK },
-		{ "cpu", required_argument, NULL, O_CPU },
+		BENCH_OPT_VSK,
+		BENCH_OPT_CPU,
 		{ "expect-bytes", required_argument, NULL, O_EXPECT },
-		{ "help", no_argument, NULL, O_HELP },
+		BENCH_OPT_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
-	uint64_t port = 1234, recv_size = 64 << 10, buf_size = 0, lowat = 0;
-	uint64_t vsk_size = 0, vsk_eff = 0, cpu = 0, expect = 0;
+	uint64_t recv_size = 64 << 10, buf_size = 0, lowat = 0;
+	uint64_t vsk_eff = 0, expect = 0;
 	uint64_t total = 0, calls = 0, t_accept, t_first = 0, t_end, clock_step;
-	int match = 0, have_cpu = 0, have_lowat = 0, have_expect = 0;
+	int match = 0, have_lowat = 0, have_expect = 0;
+	struct bench_args a;
 	int lfd, fd, err, c;
 	struct bench_json j;
 	char label[32];
 	char *buf;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	bench_args_init(&a, PROG, usage, 1234);
+	while ((c = bench_args_next(&a, argc, argv, opts)) != -1) {
 		switch (c) {
-		case O_PORT:
-			if (bench_parse_u64(optarg, UINT32_MAX, &port))
-				bad_arg("port", optarg);
-			break;
 		case O_RECV:
-			if (!strcmp(optarg, "match"))
+			if (!strcmp(optarg, "match")) {
 				match = 1;
-			else if (bench_parse_size(optarg, &recv_size) || !recv_size ||
-				 recv_size > (1ULL << 30))
-				bad_arg("recv-size", optarg);
-			else
+			} else {
+				recv_size = bench_arg_size(&a, "recv-size", optarg,
+							   1, 1ULL << 30);
 				match = 0;
+			}
 			break;
 		case O_BUF:
-			if (bench_parse_size(optarg, &buf_size) || !buf_size ||
-			    buf_size > (1ULL << 30))
-				bad_arg("buf-size", optarg);
+			buf_size = bench_arg_size(&a, "buf-size", optarg, 1, 1ULL << 30);
 			break;
 		case O_LOWAT:
-			if (bench_parse_size(optarg, &lowat) || !lowat ||
-			    lowat > INT32_MAX)
-				bad_arg("rcvlowat", optarg);
+			lowat = bench_arg_size(&a, "rcvlowat", optarg, 1, INT32_MAX);
 			have_lowat = 1;
 			break;
-		case O_VSK:
-			if (bench_parse_size(optarg, &vsk_size) || !vsk_size)
-				bad_arg("vsk-size", optarg);
-			break;
-		case O_CPU:
-			if (bench_parse_u64(optarg, 4095, &cpu))
-				bad_arg("cpu", optarg);
-			have_cpu = 1;
-			break;
 		case O_EXPECT:
-			if (bench_parse_size(optarg, &expect))
-				bad_arg("expect-bytes", optarg);
+			expect = bench_arg_size(&a, "expect-bytes", optarg, 0, UINT64_MAX);
 			have_expect = 1;
 			break;
-		case O_HELP:
-			usage(stdout);
-			return 0;
-		default:
-			fprintf(stderr, PROG ": unknown option or missing value: %s\n",
-				argv[optind - 1]);
-			usage(stderr);
-			return 2;
 		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, PROG ": unexpected argument '%s'\n", argv[optind]);
-		usage(stderr);
-		return 2;
 	}
 	if (match) {
-		if (!buf_size) {
-			fprintf(stderr, PROG ": --recv-size match needs --buf-size (the sender's write size)\n");
-			usage(stderr);
-			return 2;
-		}
+		if (!buf_size)
+			bench_usage_error(&a, "--recv-size match needs --buf-size (the sender's write size)");
 		recv_size = buf_size;
 	}
 
-	if (have_cpu && (err = bench_pin_cpu((int)cpu))) {
-		fprintf(stderr, PROG ": cannot pin to CPU %llu: %s\n",
-			(unsigned long long)cpu, strerror(-err));
+	if (bench_args_pin(&a))
 		return 1;
-	}
 	buf = malloc(recv_size);
 	if (!buf) {
 		fprintf(stderr, PROG ": cannot allocate a %llu-byte buffer\n",
@@ -152,29 +108,24 @@ int main(int argc, char **argv)
 
 	/* measured before the run: it spins for a few clock steps */
 	clock_step = bench_clock_step_ns();
-	lfd = bench_vsock_listen((unsigned int)port, vsk_size);
-	if (lfd < 0) {
-		fprintf(stderr, PROG ": listen on port %llu: %s\n",
-			(unsigned long long)port, strerror(-lfd));
+	lfd = bench_vsock_listen_report(&a);
+	if (lfd < 0)
 		return 1;
-	}
 	printf("Run as receiver\n");
-	printf("Listen port %llu\n", (unsigned long long)port);
+	printf("Listen port %llu\n", (unsigned long long)a.port);
 	printf("RX buffer %llu bytes\n", (unsigned long long)recv_size);
 	/* Flushed now: a script may wait for this line before starting the
 	 * sender. */
 	fflush(stdout);
 
-	fd = bench_vsock_accept(lfd);
+	fd = bench_vsock_accept_report(PROG, lfd);
 	t_accept = bench_now_ns();
-	if (fd < 0) {
-		fprintf(stderr, PROG ": accept: %s\n", strerror(-fd));
+	if (fd < 0)
 		return 1;
-	}
 	close(lfd);
 	/* vsock_perf sets these on the accepted socket too; the listener's
 	 * values were inherited already. */
-	if (vsk_size && (err = bench_vsock_set_buffer(fd, vsk_size, NULL))) {
+	if (a.vsk_size && (err = bench_vsock_set_buffer(fd, a.vsk_size, NULL))) {
 		fprintf(stderr, PROG ": set vsock buffer size: %s\n", strerror(-err));
 		return 1;
 	}
@@ -182,11 +133,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": SO_RCVLOWAT: %s\n", strerror(-err));
 		return 1;
 	}
-	if ((err = bench_vsock_get_buffer(fd, &vsk_eff))) {
-		fprintf(stderr, PROG ": getsockopt(SO_VM_SOCKETS_BUFFER_SIZE): %s\n",
-			strerror(-err));
+	if (bench_vsock_get_buffer_report(PROG, fd, &vsk_eff))
 		return 1;
-	}
 	printf("vsock buffer %llu bytes\n", (unsigned long long)vsk_eff);
 	printf("SO_RCVLOWAT %llu bytes\n", (unsigned long long)(have_lowat ? lowat : 1));
 	fflush(stdout);
@@ -224,10 +172,8 @@ int main(int argc, char **argv)
 	       calls ? (double)total / (double)calls : 0.0);
 	printf("clock step: %llu ns\n", (unsigned long long)clock_step);
 
-	bench_json_begin(&j, stdout);
-	bench_json_str(&j, "tool", PROG);
-	bench_json_u64(&j, "format", BENCH_JSON_FORMAT);
-	bench_json_u64(&j, "port", port);
+	bench_json_begin_tool(&j, stdout, PROG);
+	bench_json_u64(&j, "port", a.port);
 	bench_json_str(&j, "recv_mode", match ? "match" : "fixed");
 	bench_json_str(&j, "recv_label", bench_size_label(recv_size, label, sizeof(label)));
 	bench_json_u64(&j, "recv_size", recv_size);
@@ -242,9 +188,7 @@ int main(int argc, char **argv)
 	bench_json_double(&j, "gbps", bench_gbps(total, t_end - t_first));
 	bench_json_double(&j, "gbps_from_accept", bench_gbps(total, t_end - t_accept));
 	bench_json_u64(&j, "clock_step_ns", clock_step);
-	if (have_cpu)
-		bench_json_i64(&j, "cpu", (int64_t)cpu);
-	bench_json_end(&j);
+	bench_json_end_cpu(&j, &a);
 	free(buf);
 
 	if (have_expect && total != expect) {

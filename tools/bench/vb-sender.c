@@ -8,7 +8,6 @@
  * working) and one JSON line for the experiment scripts.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,97 +37,50 @@ static void usage(FILE *f)
 "Exit: 0 ok, 1 runtime error, 2 bad arguments.\n");
 }
 
-static void bad_arg(const char *opt, const char *val)
-{
-	fprintf(stderr, PROG ": invalid value '%s' for --%s\n", val, opt);
-	usage(stderr);
-	exit(2);
-}
-
 int main(int argc, char **argv)
 {
-	enum { O_CID = 1, O_PORT, O_BYTES, O_BUF, O_VSK, O_CPU, O_RETRY, O_HELP };
+	enum { O_CID = 1, O_BYTES, O_BUF };
 	static const struct option opts[] = {
 		{ "cid", required_argument, NULL, O_CID },
 		{ "sender", required_argument, NULL, O_CID },
-		{ "port", required_argument, NULL, O_PORT },
+		BENCH_OPT_PORT,
 		{ "bytes", required_argument, NULL, O_BYTES },
 		{ "buf-size", required_argument, NULL, O_BUF },
-		{ "vsk-size", required_argument, NULL, O_VSK },
-		{ "cpu", required_argument, NULL, O_CPU },
-		{ "retry", required_argument, NULL, O_RETRY },
-		{ "help", no_argument, NULL, O_HELP },
+		BENCH_OPT_VSK,
+		BENCH_OPT_CPU,
+		BENCH_OPT_RETRY,
+		BENCH_OPT_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
-	uint64_t cid = 0, port = 1234, bytes = 64ULL << 20, buf_size = 128 << 10;
-	uint64_t vsk_size = 0, vsk_eff = 0, cpu = 0, calls = 0, ns_send = 0;
+	uint64_t cid = 0, bytes = 64ULL << 20, buf_size = 128 << 10;
+	uint64_t vsk_eff = 0, calls = 0, ns_send = 0;
 	uint64_t sent = 0, t0, t1, clock_step;
-	double retry = 5.0;
-	int have_cid = 0, have_cpu = 0, fd, err, c;
+	int have_cid = 0, fd, err, c;
+	struct bench_args a;
 	struct bench_json j;
 	char label[32];
 	char *buf;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	bench_args_init(&a, PROG, usage, 1234);
+	while ((c = bench_args_next(&a, argc, argv, opts)) != -1) {
 		switch (c) {
 		case O_CID:
-			if (bench_parse_u64(optarg, UINT32_MAX, &cid))
-				bad_arg("cid", optarg);
+			cid = bench_arg_u64(&a, "cid", optarg, UINT32_MAX);
 			have_cid = 1;
 			break;
-		case O_PORT:
-			if (bench_parse_u64(optarg, UINT32_MAX, &port))
-				bad_arg("port", optarg);
-			break;
 		case O_BYTES:
-			if (bench_parse_size(optarg, &bytes) || !bytes)
-				bad_arg("bytes", optarg);
+			bytes = bench_arg_size(&a, "bytes", optarg, 1, UINT64_MAX);
 			break;
 		case O_BUF:
-			if (bench_parse_size(optarg, &buf_size) || !buf_size ||
-			    buf_size > (1ULL << 30))
-				bad_arg("buf-size", optarg);
+			buf_size = bench_arg_size(&a, "buf-size", optarg, 1, 1ULL << 30);
 			break;
-		case O_VSK:
-			if (bench_parse_size(optarg, &vsk_size) || !vsk_size)
-				bad_arg("vsk-size", optarg);
-			break;
-		case O_CPU:
-			if (bench_parse_u64(optarg, 4095, &cpu))
-				bad_arg("cpu", optarg);
-			have_cpu = 1;
-			break;
-		case O_RETRY:
-			if (bench_parse_seconds(optarg, &retry))
-				bad_arg("retry", optarg);
-			break;
-		case O_HELP:
-			usage(stdout);
-			return 0;
-		default:
-			fprintf(stderr, PROG ": unknown option or missing value: %s\n",
-				argv[optind - 1]);
-			usage(stderr);
-			return 2;
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, PROG ": unexpected argument '%s'\n", argv[optind]);
-		usage(stderr);
-		return 2;
-	}
-	if (!have_cid) {
-		fprintf(stderr, PROG ": --cid is required\n");
-		usage(stderr);
-		return 2;
-	}
+	if (!have_cid)
+		bench_usage_error(&a, "--cid is required");
 
-	if (have_cpu && (err = bench_pin_cpu((int)cpu))) {
-		fprintf(stderr, PROG ": cannot pin to CPU %llu: %s\n",
-			(unsigned long long)cpu, strerror(-err));
+	if (bench_args_pin(&a))
 		return 1;
-	}
 	buf = malloc(buf_size);
 	if (!buf) {
 		fprintf(stderr, PROG ": cannot allocate a %llu-byte buffer\n",
@@ -137,23 +89,15 @@ int main(int argc, char **argv)
 	}
 	memset(buf, 'v', buf_size);
 
-	fd = bench_vsock_connect((unsigned int)cid, (unsigned int)port, vsk_size, retry);
-	if (fd < 0) {
-		fprintf(stderr, PROG ": connect to %llu:%llu: %s\n",
-			(unsigned long long)cid, (unsigned long long)port,
-			strerror(-fd));
+	fd = bench_vsock_connect_report(&a, cid);
+	if (fd < 0)
 		return 1;
-	}
-	err = bench_vsock_get_buffer(fd, &vsk_eff);
-	if (err) {
-		fprintf(stderr, PROG ": getsockopt(SO_VM_SOCKETS_BUFFER_SIZE): %s\n",
-			strerror(-err));
+	if (bench_vsock_get_buffer_report(PROG, fd, &vsk_eff))
 		return 1;
-	}
 
 	printf("Run as sender\n");
 	printf("Connect to %llu:%llu\n", (unsigned long long)cid,
-	       (unsigned long long)port);
+	       (unsigned long long)a.port);
 	printf("Send %llu bytes\n", (unsigned long long)bytes);
 	printf("TX buffer %llu bytes\n", (unsigned long long)buf_size);
 	printf("vsock buffer %llu bytes\n", (unsigned long long)vsk_eff);
@@ -187,11 +131,9 @@ int main(int argc, char **argv)
 	printf("send() calls: %llu\n", (unsigned long long)calls);
 	printf("clock step: %llu ns\n", (unsigned long long)clock_step);
 
-	bench_json_begin(&j, stdout);
-	bench_json_str(&j, "tool", PROG);
-	bench_json_u64(&j, "format", BENCH_JSON_FORMAT);
+	bench_json_begin_tool(&j, stdout, PROG);
 	bench_json_u64(&j, "cid", cid);
-	bench_json_u64(&j, "port", port);
+	bench_json_u64(&j, "port", a.port);
 	bench_json_str(&j, "payload", bench_size_label(buf_size, label, sizeof(label)));
 	bench_json_u64(&j, "buf_size", buf_size);
 	bench_json_u64(&j, "vsk_size", vsk_eff);
@@ -202,9 +144,7 @@ int main(int argc, char **argv)
 	bench_json_double(&j, "gbps_loop", bench_gbps(sent, t1 - t0));
 	bench_json_double(&j, "gbps_in_send", bench_gbps(sent, ns_send));
 	bench_json_u64(&j, "clock_step_ns", clock_step);
-	if (have_cpu)
-		bench_json_i64(&j, "cpu", (int64_t)cpu);
-	bench_json_end(&j);
+	bench_json_end_cpu(&j, &a);
 	free(buf);
 	return 0;
 }

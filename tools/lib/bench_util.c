@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <math.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -13,13 +14,14 @@
 
 #include "bench_util.h"
 
-/* Digits only, no sign, no spaces: strtoull alone accepts "-1" and " 1". */
+/* Digits only, no sign, no spaces: strtoull alone accepts "-1" and " 1".
+ * NULL is -EINVAL too. */
 static int parse_digits(const char **sp, uint64_t *out)
 {
 	const char *s = *sp;
 	uint64_t v = 0;
 
-	if (!isdigit((unsigned char)*s))
+	if (!s || !isdigit((unsigned char)*s))
 		return -EINVAL;
 	for (; isdigit((unsigned char)*s); s++) {
 		unsigned int d = (unsigned int)(*s - '0');
@@ -39,8 +41,6 @@ int bench_parse_size(const char *s, uint64_t *out)
 	uint64_t v;
 	int err;
 
-	if (!s)
-		return -EINVAL;
 	err = parse_digits(&s, &v);
 	if (err)
 		return err;
@@ -72,8 +72,6 @@ int bench_parse_u64(const char *s, uint64_t max, uint64_t *out)
 	uint64_t v;
 	int err;
 
-	if (!s)
-		return -EINVAL;
 	err = parse_digits(&s, &v);
 	if (err)
 		return err;
@@ -247,4 +245,125 @@ void bench_json_end(struct bench_json *j)
 {
 	fputs("}\n", j->f);
 	fflush(j->f);
+}
+
+void bench_json_begin_tool(struct bench_json *j, FILE *f, const char *tool)
+{
+	bench_json_begin(j, f);
+	bench_json_str(j, "tool", tool);
+	bench_json_u64(j, "format", BENCH_JSON_FORMAT);
+}
+
+/* --- command line ----------------------------------------------------------- */
+
+void bench_args_init(struct bench_args *a, const char *prog,
+		     void (*usage)(FILE *f), uint64_t port)
+{
+	memset(a, 0, sizeof(*a));
+	a->prog = prog;
+	a->usage = usage;
+	a->port = port;
+	a->retry = 5.0;
+}
+
+void bench_usage_error(const struct bench_args *a, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", a->prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	a->usage(stderr);
+	exit(2);
+}
+
+void bench_bad_arg(const struct bench_args *a, const char *opt, const char *val)
+{
+	bench_usage_error(a, "invalid value '%s' for --%s", val, opt);
+}
+
+uint64_t bench_arg_u64(const struct bench_args *a, const char *opt,
+		       const char *val, uint64_t max)
+{
+	uint64_t v;
+
+	if (bench_parse_u64(val, max, &v))
+		bench_bad_arg(a, opt, val);
+	return v;
+}
+
+uint64_t bench_arg_size(const struct bench_args *a, const char *opt,
+			const char *val, uint64_t min, uint64_t max)
+{
+	uint64_t v;
+
+	if (bench_parse_size(val, &v) || v < min || v > max)
+		bench_bad_arg(a, opt, val);
+	return v;
+}
+
+int bench_args_next(struct bench_args *a, int argc, char **argv,
+		    const struct option *opts)
+{
+	int c;
+
+	/* our own one-line reasons instead of getopt's */
+	opterr = 0;
+	for (;;) {
+		c = getopt_long(argc, argv, "", opts, NULL);
+		switch (c) {
+		case -1:
+			if (optind < argc)
+				bench_usage_error(a, "unexpected argument '%s'",
+						  argv[optind]);
+			return -1;
+		case BENCH_O_PORT:
+			a->port = bench_arg_u64(a, "port", optarg, UINT32_MAX);
+			break;
+		case BENCH_O_VSK:
+			a->vsk_size = bench_arg_size(a, "vsk-size", optarg, 1,
+						     UINT64_MAX);
+			break;
+		case BENCH_O_CPU:
+			a->cpu = bench_arg_u64(a, "cpu", optarg, 4095);
+			a->have_cpu = 1;
+			break;
+		case BENCH_O_RETRY:
+			if (bench_parse_seconds(optarg, &a->retry))
+				bench_bad_arg(a, "retry", optarg);
+			a->have_retry = 1;
+			break;
+		case BENCH_O_HELP:
+			a->usage(stdout);
+			exit(0);
+		case '?':
+		case ':':
+			bench_usage_error(a, "unknown option or missing value: %s",
+					  argv[optind - 1]);
+		default:
+			return c;
+		}
+	}
+}
+
+int bench_args_pin(const struct bench_args *a)
+{
+	int err;
+
+	if (!a->have_cpu)
+		return 0;
+	err = bench_pin_cpu((int)a->cpu);
+	if (err)
+		fprintf(stderr, "%s: cannot pin to CPU %llu: %s\n", a->prog,
+			(unsigned long long)a->cpu, strerror(-err));
+	return err;
+}
+
+void bench_json_end_cpu(struct bench_json *j, const struct bench_args *a)
+{
+	if (a->have_cpu)
+		bench_json_i64(j, "cpu", (int64_t)a->cpu);
+	bench_json_end(j);
 }

@@ -8,6 +8,7 @@
 #ifndef VSOCKBATCH_BENCH_UTIL_H
 #define VSOCKBATCH_BENCH_UTIL_H
 
+#include <getopt.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -79,5 +80,78 @@ void bench_json_end(struct bench_json *j);
 
 /* Version of the JSON lines the benchmark programs print ("format"). */
 #define BENCH_JSON_FORMAT 1
+
+/* bench_json_begin() and the fields every program's line starts with:
+ * "tool" and "format". */
+void bench_json_begin_tool(struct bench_json *j, FILE *f, const char *tool);
+
+/*
+ * Command line of the benchmark programs.  The options they all take the
+ * same way (--port, --vsk-size, --cpu, --retry, --help) are parsed here;
+ * each program lists the ones it has in its struct option table with
+ * these entries, keeps its own usage() text and handles its own options.
+ * Every usage error is one "PROG: reason" line on stderr, then usage()
+ * on stderr and exit(2).
+ */
+enum {
+	BENCH_O_PORT = 0x100,
+	BENCH_O_VSK,
+	BENCH_O_CPU,
+	BENCH_O_RETRY,
+	BENCH_O_HELP,
+};
+#define BENCH_OPT_PORT	{ "port", required_argument, NULL, BENCH_O_PORT }
+#define BENCH_OPT_VSK	{ "vsk-size", required_argument, NULL, BENCH_O_VSK }
+#define BENCH_OPT_CPU	{ "cpu", required_argument, NULL, BENCH_O_CPU }
+#define BENCH_OPT_RETRY	{ "retry", required_argument, NULL, BENCH_O_RETRY }
+#define BENCH_OPT_HELP	{ "help", no_argument, NULL, BENCH_O_HELP }
+
+struct bench_args {
+	const char *prog;
+	void (*usage)(FILE *f);
+	uint64_t port;		/* --port PORT, <= UINT32_MAX */
+	uint64_t vsk_size;	/* --vsk-size SIZE, 0 = not given */
+	uint64_t cpu;		/* --cpu N, <= 4095, if have_cpu */
+	int have_cpu;
+	double retry;		/* --retry SECONDS (default 5) */
+	int have_retry;
+};
+
+/* Defaults: the given port, retry 5 s, nothing else set. */
+void bench_args_init(struct bench_args *a, const char *prog,
+		     void (*usage)(FILE *f), uint64_t port);
+
+/* "PROG: <fmt...>", usage(stderr), exit(2). */
+void bench_usage_error(const struct bench_args *a, const char *fmt, ...)
+	__attribute__((noreturn, format(printf, 2, 3)));
+
+/* "PROG: invalid value 'VAL' for --OPT", usage(stderr), exit(2). */
+void bench_bad_arg(const struct bench_args *a, const char *opt, const char *val)
+	__attribute__((noreturn));
+
+/* bench_parse_u64() of --opt's value, or bench_bad_arg(). */
+uint64_t bench_arg_u64(const struct bench_args *a, const char *opt,
+		       const char *val, uint64_t max);
+
+/* bench_parse_size() of --opt's value in [min, max], or bench_bad_arg(). */
+uint64_t bench_arg_size(const struct bench_args *a, const char *opt,
+			const char *val, uint64_t min, uint64_t max);
+
+/*
+ * getopt_long() over argv that handles the shared options itself: stores
+ * them in *a, prints usage() on stdout and exits 0 for --help, exits 2 for
+ * an unknown option, a missing or bad value, or a non-option argument
+ * left at the end.  Returns the next option code of the program's own
+ * (any val in opts other than BENCH_O_*, '?' and ':'), or -1 when argv is
+ * done.
+ */
+int bench_args_next(struct bench_args *a, int argc, char **argv,
+		    const struct option *opts);
+
+/* Pin to --cpu if given; 0, or -errno after "PROG: cannot pin to CPU N: reason". */
+int bench_args_pin(const struct bench_args *a);
+
+/* "cpu" (if --cpu was given) and bench_json_end(): how every line ends. */
+void bench_json_end_cpu(struct bench_json *j, const struct bench_args *a);
 
 #endif /* VSOCKBATCH_BENCH_UTIL_H */

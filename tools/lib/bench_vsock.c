@@ -3,6 +3,7 @@
  * bench_vsock.c - AF_VSOCK sockets for tools/bench/ (guest use only).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -162,4 +163,45 @@ int bench_recv_exact(int fd, void *buf, size_t len)
 		len -= (size_t)n;
 	}
 	return 0;
+}
+
+int bench_vsock_listen_report(const struct bench_args *a)
+{
+	int lfd = bench_vsock_listen((unsigned int)a->port, a->vsk_size);
+
+	if (lfd < 0)
+		fprintf(stderr, "%s: listen on port %llu: %s\n", a->prog,
+			(unsigned long long)a->port, strerror(-lfd));
+	return lfd;
+}
+
+int bench_vsock_accept_report(const char *prog, int lfd)
+{
+	int fd = bench_vsock_accept(lfd);
+
+	if (fd < 0)
+		fprintf(stderr, "%s: accept: %s\n", prog, strerror(-fd));
+	return fd;
+}
+
+int bench_vsock_connect_report(const struct bench_args *a, uint64_t cid)
+{
+	int fd = bench_vsock_connect((unsigned int)cid, (unsigned int)a->port,
+				     a->vsk_size, a->retry);
+
+	if (fd < 0)
+		fprintf(stderr, "%s: connect to %llu:%llu: %s\n", a->prog,
+			(unsigned long long)cid, (unsigned long long)a->port,
+			strerror(-fd));
+	return fd;
+}
+
+int bench_vsock_get_buffer_report(const char *prog, int fd, uint64_t *size)
+{
+	int err = bench_vsock_get_buffer(fd, size);
+
+	if (err)
+		fprintf(stderr, "%s: getsockopt(SO_VM_SOCKETS_BUFFER_SIZE): %s\n",
+			prog, strerror(-err));
+	return err;
 }

@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "bench_util.h"
+
 /* Linux default for SO_VM_SOCKETS_BUFFER_SIZE (and vsock_perf's default). */
 #define BENCH_VSK_DEFAULT	(256 * 1024ULL)
 
@@ -55,5 +57,15 @@ int bench_send_all(int fd, const void *buf, size_t len, uint64_t *calls,
 
 /* recv() exactly len bytes; -ECONNRESET if the peer closes first. */
 int bench_recv_exact(int fd, void *buf, size_t len);
+
+/*
+ * The calls the programs' main() makes, with their error line: on failure
+ * "PROG: <what>: reason" goes to stderr and the -errno is returned.
+ * Listen and connect take the port, buffer size and retry from *a.
+ */
+int bench_vsock_listen_report(const struct bench_args *a);
+int bench_vsock_accept_report(const char *prog, int lfd);
+int bench_vsock_connect_report(const struct bench_args *a, uint64_t cid);
+int bench_vsock_get_buffer_report(const char *prog, int fd, uint64_t *size);
 
 #endif /* VSOCKBATCH_BENCH_VSOCK_H */

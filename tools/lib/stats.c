@@ -91,6 +91,23 @@ double stats_median(const double *x, size_t n)
 
 /* --- Student t --------------------------------------------------------------- */
 
+/* Below this, c and d are pushed off zero (Lentz's guard). */
+#define LENTZ_TINY 1e-300
+
+/* One term of the modified Lentz recurrence with partial numerator num:
+ * updates c and d, returns the factor the fraction is multiplied by. */
+static inline double lentz_step(double num, double *c, double *d)
+{
+	*d = 1.0 + num * *d;
+	*c = 1.0 + num / *c;
+	if (fabs(*d) < LENTZ_TINY)
+		*d = LENTZ_TINY;
+	if (fabs(*c) < LENTZ_TINY)
+		*c = LENTZ_TINY;
+	*d = 1.0 / *d;
+	return *d * *c;
+}
+
 /*
  * Continued fraction of the regularized incomplete beta function I_x(a, b),
  * evaluated with the modified Lentz method.  Converges quickly for
@@ -99,7 +116,7 @@ double stats_median(const double *x, size_t n)
  */
 static double betacf(double a, double b, double x)
 {
-	const double tiny = 1e-300, eps = 1e-15;
+	const double tiny = LENTZ_TINY, eps = 1e-15;
 	double c = 1.0, d, f;
 	int m;
 
@@ -113,24 +130,10 @@ static double betacf(double a, double b, double x)
 
 		/* even step: d_2m = m (b - m) x / ((a + 2m - 1)(a + 2m)) */
 		num = m * (b - m) * x / ((a + 2.0 * m - 1.0) * (a + 2.0 * m));
-		d = 1.0 + num * d;
-		c = 1.0 + num / c;
-		if (fabs(d) < tiny)
-			d = tiny;
-		if (fabs(c) < tiny)
-			c = tiny;
-		d = 1.0 / d;
-		f *= d * c;
+		f *= lentz_step(num, &c, &d);
 		/* odd step: d_2m+1 = -(a + m)(a + b + m) x / ((a + 2m)(a + 2m + 1)) */
 		num = -(a + m) * (a + b + m) * x / ((a + 2.0 * m) * (a + 2.0 * m + 1.0));
-		d = 1.0 + num * d;
-		c = 1.0 + num / c;
-		if (fabs(d) < tiny)
-			d = tiny;
-		if (fabs(c) < tiny)
-			c = tiny;
-		d = 1.0 / d;
-		delta = d * c;
+		delta = lentz_step(num, &c, &d);
 		f *= delta;
 		if (fabs(delta - 1.0) < eps)
 			break;

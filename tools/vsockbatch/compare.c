@@ -31,6 +31,7 @@
 #include "hist.h"
 #include "results.h"
 #include "stats.h"
+#include "stats_opts.h"
 
 #define CMP_NAME	"vsockbatch compare"
 #define CMP_MAX_FILES	1024
@@ -402,10 +403,7 @@ struct row {
 };
 
 struct cmp_opts {
-	double level;
-	double noise;
-	uint64_t seed;
-	unsigned int iters;
+	struct stats_opts st;	/* --level, --noise, --seed, --iters */
 	int json;
 };
 
@@ -446,12 +444,12 @@ static int compute_row(struct row *row, const struct input *in,
 	row->bmean = stats_mean(row->bv, n);
 	row->pmean = stats_mean(row->pv, n);
 
-	switch (stats_paired(row->bv, row->pv, n, o->level, &row->st)) {
+	switch (stats_paired(row->bv, row->pv, n, o->st.level, &row->st)) {
 	case 0:
 		row->change = row->st.change_pct;
 		row->method = "paired log-ratio";
 		row->have_ci = row->st.has_ci;
-		row->verdict = stats_paired_verdict(&row->st, o->noise);
+		row->verdict = stats_paired_verdict(&row->st, o->st.noise);
 		break;
 	case -ENOMEM:
 		return -ENOMEM;
@@ -465,8 +463,8 @@ static int compute_row(struct row *row, const struct input *in,
 		return 0;
 	}
 	if (n >= 2) {
-		int err = stats_bootstrap_pairs(row->bv, row->pv, n, o->level,
-						o->iters, o->seed, &row->boot);
+		int err = stats_bootstrap_pairs(row->bv, row->pv, n, o->st.level,
+						o->st.iters, o->st.seed, &row->boot);
 
 		if (err == -ENOMEM)
 			return err;
@@ -539,7 +537,7 @@ static void order_analyse(const struct input *in, const struct row *head,
 			oi->n_ba++;
 	}
 	if (head && head->have_ci &&
-	    !stats_order_check(head->bv, head->pv, ab, in->n, o->level, &oi->ord))
+	    !stats_order_check(head->bv, head->pv, ab, in->n, o->st.level, &oi->ord))
 		oi->checked = oi->ord.n_ab >= 2 && oi->ord.n_ba >= 2;
 	free(ab);
 }
@@ -610,7 +608,7 @@ static void print_text(const struct input *in, const struct cmp_opts *o,
 {
 	char a[32], b[32], c[32], d[32], e[32];
 	size_t i;
-	int lvl = (int)lround(o->level * 100);
+	int lvl = (int)lround(o->st.level * 100);
 
 	printf("vsockbatch compare: %zu pair%s", in->n, in->n == 1 ? "" : "s");
 	if (in->payload)
@@ -623,7 +621,7 @@ static void print_text(const struct input *in, const struct cmp_opts *o,
 	if (in->n >= 2)
 		printf("  change = geometric mean of patched/baseline\n"
 		       "  %d%% CI = t-interval on the log ratios (t=%.3f, %zu df)\n",
-		       lvl, stats_t_quantile((1 + o->level) / 2, (double)(in->n - 1)),
+		       lvl, stats_t_quantile((1 + o->st.level) / 2, (double)(in->n - 1)),
 		       in->n - 1);
 	else
 		printf("  one pair: change = patched/baseline; no confidence interval (needs >= 2 pairs)\n");
@@ -663,7 +661,7 @@ static void print_text(const struct input *in, const struct cmp_opts *o,
 	if (in->n >= 2) {
 		printf("\nbootstrap cross-check (ratio of means, %u resamples of the\n"
 		       "%zu pairs, seed 0x%llx):\n",
-		       o->iters, in->n, (unsigned long long)o->seed);
+		       o->st.iters, in->n, (unsigned long long)o->st.seed);
 		for (i = 0; i < nrows; i++) {
 			const struct row *r = &rows[i];
 
@@ -695,13 +693,13 @@ static void print_text(const struct input *in, const struct cmp_opts *o,
 			       fmt_pct(head->st.ci_hi_pct, c, sizeof(c)), lvl, in->n);
 			if (head->verdict == STATS_NO_CHANGE)
 				printf("No significant change: the %d%% CI reaches into +-%.2f%%.\n",
-				       lvl, o->noise);
+				       lvl, o->st.noise);
 			else
 				printf("%s %s: the whole %d%% CI is %s %+.2f%%.\n",
 				       head->def->get == get_gbps ? "Throughput" : "CPU cost per byte",
 				       !strcmp(verdict_word(head), "better") ? "improved" : "regressed",
 				       lvl, head->verdict == STATS_HIGHER ? "above" : "below",
-				       head->verdict == STATS_HIGHER ? o->noise : -o->noise);
+				       head->verdict == STATS_HIGHER ? o->st.noise : -o->st.noise);
 		} else {
 			printf("%s (n=%zu, no CI)\n", fmt_pct(head->change, a, sizeof(a)), in->n);
 		}
@@ -749,8 +747,8 @@ static int print_json(const struct input *in, const struct cmp_opts *o,
 	json_object_set_new(root, "format", json_string("vsockbatch-compare"));
 	json_object_set_new(root, "version", json_integer(1));
 	json_object_set_new(root, "pairs", json_integer((json_int_t)in->n));
-	json_object_set_new(root, "level", json_real(o->level));
-	json_object_set_new(root, "noise_pct", json_real(o->noise));
+	json_object_set_new(root, "level", json_real(o->st.level));
+	json_object_set_new(root, "noise_pct", json_real(o->st.noise));
 	json_object_set_new(root, "method",
 			    json_string("paired log-ratio t-interval; change = 100*(exp(mean ln(patched/base))-1)"));
 	json_object_set_new(root, "payload",
@@ -761,9 +759,9 @@ static int print_json(const struct input *in, const struct cmp_opts *o,
 	json_object_set_new(root, "patched_files", jfiles(in->side[1]));
 
 	x = json_object();
-	snprintf(seed, sizeof(seed), "0x%llx", (unsigned long long)o->seed);
+	snprintf(seed, sizeof(seed), "0x%llx", (unsigned long long)o->st.seed);
 	json_object_set_new(x, "statistic", json_string("ratio of means"));
-	json_object_set_new(x, "iters", json_integer(o->iters));
+	json_object_set_new(x, "iters", json_integer(o->st.iters));
 	json_object_set_new(x, "seed", json_string(seed));
 	json_object_set_new(root, "bootstrap", x);
 
@@ -846,20 +844,15 @@ static int print_json(const struct input *in, const struct cmp_opts *o,
 static int parse_opts(int argc, char **argv, struct side *b, struct side *p,
 		      struct cmp_opts *o)
 {
-	enum { O_JSON = 256, O_LEVEL, O_NOISE, O_SEED, O_ITERS };
+	enum { O_JSON = 256 };
 	static const struct option opts[] = {
 		{ "base", required_argument, NULL, 'b' },
 		{ "patched", required_argument, NULL, 'p' },
 		{ "json", no_argument, NULL, O_JSON },
-		{ "level", required_argument, NULL, O_LEVEL },
-		{ "noise", required_argument, NULL, O_NOISE },
-		{ "seed", required_argument, NULL, O_SEED },
-		{ "iters", required_argument, NULL, O_ITERS },
+		STATS_OPTS_LONG,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	unsigned long long u;
-	char *end;
 	int c, err, flagged = 0;
 
 	optind = 0;	/* full getopt reset: may be called more than once */
@@ -876,47 +869,16 @@ static int parse_opts(int argc, char **argv, struct side *b, struct side *p,
 		case O_JSON:
 			o->json = 1;
 			break;
-		case O_LEVEL:
-			o->level = strtod(optarg, &end);
-			if (*end || end == optarg || !(o->level > 0.5 && o->level < 1)) {
-				fprintf(stderr, CMP_NAME ": --level must be between 0.5 and 1, not '%s'\n", optarg);
-				return VB_EXIT_USAGE;
-			}
-			break;
-		case O_NOISE:
-			o->noise = strtod(optarg, &end);
-			if (*end || end == optarg || !(o->noise >= 0 && o->noise < 100)) {
-				fprintf(stderr, CMP_NAME ": --noise must be a percentage >= 0, not '%s'\n", optarg);
-				return VB_EXIT_USAGE;
-			}
-			break;
-		case O_SEED:
-			errno = 0;
-			u = strtoull(optarg, &end, 0);
-			if (errno || *end || end == optarg || *optarg == '-') {
-				fprintf(stderr, CMP_NAME ": bad --seed '%s'\n", optarg);
-				return VB_EXIT_USAGE;
-			}
-			o->seed = u;
-			break;
-		case O_ITERS:
-			errno = 0;
-			u = strtoull(optarg, &end, 10);
-			if (errno || *end || end == optarg || *optarg == '-' ||
-			    u < 100 || u > 10000000) {
-				fprintf(stderr, CMP_NAME ": --iters must be 100..10000000, not '%s'\n", optarg);
-				return VB_EXIT_USAGE;
-			}
-			o->iters = (unsigned int)u;
-			break;
 		case 'h':
 			usage(stdout);
 			return -1;
 		default:
-			fprintf(stderr, CMP_NAME ": unknown option or missing value: %s\n",
-				argv[optind - 1]);
-			usage(stderr);
-			return VB_EXIT_USAGE;
+			/* --level/--noise/--seed/--iters or an unknown option */
+			err = stats_opts_parse(&o->st, CMP_NAME, usage, c, optarg,
+					       argv[optind - 1]);
+			if (err)
+				return err;
+			break;
 		}
 	}
 	if (flagged) {
@@ -953,8 +915,7 @@ int cmd_compare(int argc, char **argv)
 {
 	struct side base = { .name = "baseline" }, pat = { .name = "patched" };
 	struct cmp_opts o = {
-		.level = STATS_LEVEL_DEFAULT, .noise = 1.0,
-		.seed = STATS_BOOT_SEED, .iters = STATS_BOOT_ITERS,
+		.st = STATS_OPTS_DEFAULT,
 	};
 	struct input in = { .side = { &base, &pat } };
 	struct warnings w = { .n = 0 };

@@ -368,13 +368,7 @@ char *vb_report_json(const struct vb_results *r, const char *name)
 				    json_integer((json_int_t)r->self.run_cnt) : json_null());
 		json_object_set_new(root, "tracer", o);
 	}
-	if (r->nlabels) {
-		o = json_object();
-		for (i = 0; i < r->nlabels; i++)
-			json_object_set_new(o, r->labels[i].key,
-					    json_string(r->labels[i].value));
-		json_object_set_new(root, "labels", o);
-	}
+	vb_results_labels_to_json(root, r);
 	/* one key per line: easy for awk in the busybox guest */
 	s = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
 	json_decref(root);

@@ -220,6 +220,20 @@ static json_t *strv_json(char *const *v, size_t n)
 	return a;
 }
 
+void vb_results_labels_to_json(json_t *root, const struct vb_results *r)
+{
+	json_t *o;
+	size_t i;
+
+	if (!r->nlabels)
+		return;
+	o = json_object();
+	for (i = 0; i < r->nlabels; i++)
+		json_object_set_new(o, r->labels[i].key,
+				    json_string(r->labels[i].value));
+	json_object_set_new(root, "labels", o);
+}
+
 static json_t *results_json(const struct vb_results *r)
 {
 	json_t *root = json_object(), *o, *a, *e;
@@ -287,13 +301,7 @@ static json_t *results_json(const struct vb_results *r)
 	json_object_set_new(o, "cpus", a);
 	json_object_set_new(root, "cpu_cost", o);
 
-	if (r->nlabels) {
-		o = json_object();
-		for (i = 0; i < r->nlabels; i++)
-			json_object_set_new(o, r->labels[i].key,
-					    json_string(r->labels[i].value));
-		json_object_set_new(root, "labels", o);
-	}
+	vb_results_labels_to_json(root, r);
 	if (r->self.present) {
 		o = json_object();
 		json_object_set_new(o, "recursion_misses",

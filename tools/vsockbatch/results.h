@@ -150,6 +150,12 @@ int vb_results_save(const char *path, const struct vb_results *r,
 /* Malloc'ed JSON text (indent 0 = compact), NULL on failure. */
 char *vb_results_dump_string(const struct vb_results *r, int indent);
 
+/* Add r's labels to the JSON object root as "labels": {key: value, ...};
+ * nothing when there are none.  Shared by the results file and the
+ * report's JSON, which carry labels the same way. */
+struct json_t;
+void vb_results_labels_to_json(struct json_t *root, const struct vb_results *r);
+
 /* a += b, a -= b (counters and histogram slots; sub clamps at 0). */
 void vb_agg_add(struct vb_agg *a, const struct vb_agg *b);
 void vb_agg_sub(struct vb_agg *a, const struct vb_agg *b);

@@ -38,6 +38,7 @@
 #include "hist.h"
 #include "results.h"
 #include "stats.h"
+#include "stats_opts.h"
 #include "summarize.h"
 
 #define SUM_NAME	"vsockbatch summarize"
@@ -47,10 +48,7 @@
 #define SUM_FORMAT	"vsockbatch-experiment-summary"
 
 struct sum_opts {
-	double level;
-	double noise;
-	uint64_t seed;
-	unsigned int iters;
+	struct stats_opts st;	/* --level, --noise, --seed, --iters */
 	bool allow_missing;
 	const char *dir;
 };
@@ -528,14 +526,14 @@ static int write_summary(const struct set *s, struct comp *comps, size_t ncomp,
 		if (v)
 			json_object_set(root, keys[k], v);
 	}
-	snprintf(seed, sizeof(seed), "0x%llx", (unsigned long long)o->seed);
+	snprintf(seed, sizeof(seed), "0x%llx", (unsigned long long)o->st.seed);
 	json_object_set_new(meth, "ci", json_string("t-interval on per-pair log ratios ln(B/A), exponentiated"));
 	json_object_set_new(meth, "change", json_string("100*(exp(mean ln(B/A))-1)"));
-	json_object_set_new(meth, "level", json_real(o->level));
-	json_object_set_new(meth, "noise_pct", json_real(o->noise));
+	json_object_set_new(meth, "level", json_real(o->st.level));
+	json_object_set_new(meth, "noise_pct", json_real(o->st.noise));
 	json_object_set_new(meth, "bootstrap", json_pack("{s:s,s:i,s:s}",
 		"statistic", "ratio of means over resampled pairs, percentile interval",
-		"iters", (json_int_t)o->iters, "seed", seed));
+		"iters", (json_int_t)o->st.iters, "seed", seed));
 	json_object_set_new(meth, "pairing", json_string("one pair per round; rounds alternate the run order (AB/BA)"));
 	json_object_set_new(meth, "missing", json_string(o->allow_missing ?
 		"incomplete pairs dropped and counted (dropped_pairs)" :
@@ -820,7 +818,7 @@ static int write_report(const struct set *s, struct comp *comps, size_t ncomp,
 		"%.0f%% t-interval on the per-pair log ratios, exponentiated (needs 2 pairs).\n"
 		"Cross-check: bootstrap over the pairs (ratio of means, %u resamples,\n"
 		"percentile interval, seed 0x%llx).  n = complete pairs.\n\n",
-		100 * o->level, o->iters, (unsigned long long)o->seed);
+		100 * o->st.level, o->st.iters, (unsigned long long)o->st.seed);
 	fprintf(f, "CPU cost unit: %s%s\n", unit_of(s, SUM_M_COST_PER_BYTE),
 		s->have_cost_unit && s->cost_unit == VB_COST_CPU_CLOCK_NS ?
 		" - no PMU under QEMU TCG, so the tracer reports busy CPU time\n"
@@ -856,7 +854,7 @@ static int write_report(const struct set *s, struct comp *comps, size_t ncomp,
 		"- plots/change.svg: paired change vs payload with the %.0f%% CI (log-ratio t-interval)\n"
 		"- plots/nsbyte.svg: CPU cost per byte vs payload\n"
 		"- plots/hist-batch.svg, plots/hist-hold.svg: packets per batch and lock hold per batch, share of batches per log2 slot\n"
-		"(PNG next to each SVG.)\n", 100 * o->level, 100 * o->level);
+		"(PNG next to each SVG.)\n", 100 * o->st.level, 100 * o->st.level);
 	if (fclose(f)) {
 		fprintf(stderr, SUM_NAME ": %s: write failed\n", path);
 		return VB_EXIT_FAIL;
@@ -917,7 +915,7 @@ static int write_plots(const struct set *s, struct comp *comps, size_t ncomp,
 				double m, lo, hi;
 
 				state_mean_ci(s, st, s->payloads[pi], per_state[k].m,
-					      o->level, &m, &lo, &hi);
+					      o->st.level, &m, &lo, &hi);
 				dat_num(f, m);
 				dat_num(f, lo);
 				dat_num(f, hi);
@@ -1033,19 +1031,14 @@ static void print_headline(const struct set *s, const struct comp *c)
 
 static int parse_opts(int argc, char **argv, struct sum_opts *o)
 {
-	enum { O_LEVEL = 256, O_NOISE, O_SEED, O_ITERS, O_MISSING };
+	enum { O_MISSING = 256 };
 	static const struct option opts[] = {
 		{ "allow-missing", no_argument, NULL, O_MISSING },
-		{ "level", required_argument, NULL, O_LEVEL },
-		{ "noise", required_argument, NULL, O_NOISE },
-		{ "seed", required_argument, NULL, O_SEED },
-		{ "iters", required_argument, NULL, O_ITERS },
+		STATS_OPTS_LONG,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	unsigned long long u;
-	char *end;
-	int c;
+	int c, err;
 
 	optind = 0;
 	opterr = 0;
@@ -1054,47 +1047,16 @@ static int parse_opts(int argc, char **argv, struct sum_opts *o)
 		case O_MISSING:
 			o->allow_missing = true;
 			break;
-		case O_LEVEL:
-			o->level = strtod(optarg, &end);
-			if (*end || end == optarg || !(o->level > 0.5 && o->level < 1)) {
-				fprintf(stderr, SUM_NAME ": --level must be between 0.5 and 1, not '%s'\n", optarg);
-				return VB_EXIT_USAGE;
-			}
-			break;
-		case O_NOISE:
-			o->noise = strtod(optarg, &end);
-			if (*end || end == optarg || !(o->noise >= 0 && o->noise < 100)) {
-				fprintf(stderr, SUM_NAME ": --noise must be a percentage >= 0, not '%s'\n", optarg);
-				return VB_EXIT_USAGE;
-			}
-			break;
-		case O_SEED:
-			errno = 0;
-			u = strtoull(optarg, &end, 0);
-			if (errno || *end || end == optarg || *optarg == '-') {
-				fprintf(stderr, SUM_NAME ": bad --seed '%s'\n", optarg);
-				return VB_EXIT_USAGE;
-			}
-			o->seed = u;
-			break;
-		case O_ITERS:
-			errno = 0;
-			u = strtoull(optarg, &end, 10);
-			if (errno || *end || end == optarg || *optarg == '-' ||
-			    u < 100 || u > 10000000) {
-				fprintf(stderr, SUM_NAME ": --iters must be 100..10000000, not '%s'\n", optarg);
-				return VB_EXIT_USAGE;
-			}
-			o->iters = (unsigned int)u;
-			break;
 		case 'h':
 			usage(stdout);
 			return -1;
 		default:
-			fprintf(stderr, SUM_NAME ": unknown option or missing value: %s\n",
-				argv[optind - 1]);
-			usage(stderr);
-			return VB_EXIT_USAGE;
+			/* --level/--noise/--seed/--iters or an unknown option */
+			err = stats_opts_parse(&o->st, SUM_NAME, usage, c, optarg,
+					       argv[optind - 1]);
+			if (err)
+				return err;
+			break;
 		}
 	}
 	if (optind != argc - 1) {
@@ -1117,8 +1079,7 @@ static void set_free(struct set *s)
 int cmd_summarize(int argc, char **argv)
 {
 	struct sum_opts o = {
-		.level = STATS_LEVEL_DEFAULT, .noise = 1.0,
-		.seed = STATS_BOOT_SEED, .iters = STATS_BOOT_ITERS,
+		.st = STATS_OPTS_DEFAULT,
 	};
 	struct comp *comps = NULL;
 	struct set *s;
@@ -1138,7 +1099,7 @@ int cmd_summarize(int argc, char **argv)
 		free(comps);
 		return VB_EXIT_FAIL;
 	}
-	s->level = o.level;
+	s->level = o.st.level;
 	rc = load_manifest(s, o.dir);
 	if (rc)
 		goto out;
@@ -1185,8 +1146,8 @@ int cmd_summarize(int argc, char **argv)
 				if (sum_row_compute(&c->rows[pi][m], s->samples,
 						    s->nsamples, s->nrounds, c->a,
 						    c->b, s->payloads[pi], m,
-						    o.allow_missing, o.level,
-						    o.iters, o.seed, o.noise,
+						    o.allow_missing, o.st.level,
+						    o.st.iters, o.st.seed, o.st.noise,
 						    err, sizeof(err))) {
 					fprintf(stderr, SUM_NAME ": %s\n", err);
 					rc = VB_EXIT_USAGE;
