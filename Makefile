@@ -51,6 +51,15 @@ PROG_BINS  := $(patsubst tests/progs/%.c,$(OUTPUT)/%,$(PROG_SRCS))
 UNIT_SRCS  := $(wildcard tests/unit/test_*.c)
 UNIT_BINS  := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
 
+# vhost-user-vsock: the lab's host-side vsock device back-end.  Linked
+# static like everything at the top of build/ (initramfs.sh copies those).
+# Its unit tests (test_vhost_user*) link its objects but main/hostio.
+VU_SRCS    := $(wildcard tools/vhost-user-vsock/*.c)
+VU_OBJS    := $(patsubst %.c,$(OUTPUT)/obj/%.o,$(VU_SRCS))
+VU_LIB_OBJS := $(filter-out %/main.o %/hostio.o,$(VU_OBJS))
+VU_TEST_BINS := $(filter $(OUTPUT)/tests/test_vhost_user%,$(UNIT_BINS))
+VU_FUZZ    := $(OUTPUT)/tests/fuzz_vhost_user
+
 ifeq ($(V),1)
 Q =
 msg =
@@ -61,7 +70,8 @@ endif
 
 .PHONY: all deps check unit-check lab-check guest-check lab experiment clean kernels
 all: $(BPF_OBJS) $(BPF_SKELS) $(if $(LOADER_SRCS),$(OUTPUT)/vsockbatch \
-	$(OUTPUT)/vsockbatch-top) $(BENCH_BINS) $(PROG_BINS)
+	$(OUTPUT)/vsockbatch-top) $(BENCH_BINS) $(PROG_BINS) \
+	$(if $(VU_SRCS),$(OUTPUT)/vhost-user-vsock)
 
 $(OUTPUT) $(OUTPUT)/bpf $(OUTPUT)/tests:
 	$(Q)mkdir -p $@
@@ -105,11 +115,29 @@ $(OUTPUT)/tests/%: $(OUTPUT)/obj/tests/unit/%.o $(LOADER_LIB_OBJS) $(LIBVB) | $(
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(BPF_LIBS) $(TEST_LIBS) -o $@
 
+$(OUTPUT)/vhost-user-vsock: $(VU_OBJS) $(LIBVB)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $(STATIC_LDFLAGS) $^ -o $@
+
+$(VU_OBJS) $(patsubst $(OUTPUT)/tests/%,$(OUTPUT)/obj/tests/unit/%.o,$(VU_TEST_BINS)): \
+	$(wildcard tools/vhost-user-vsock/*.h)
+$(VU_TEST_BINS): $(VU_LIB_OBJS)
+
+# libFuzzer target for the vhost-user parser and the virtqueue walker,
+# built with clang and sanitizers; tests/fuzz-vhost-user.sh runs it briefly.
+$(VU_FUZZ): tests/fuzz/fuzz_vhost_user.c $(filter-out %/main.c %/hostio.c %/vsock.c,$(VU_SRCS)) \
+	$(wildcard tools/vhost-user-vsock/*.h) | $(OUTPUT)/tests
+	$(call msg,FUZZ,$@)
+	$(Q)$(CLANG) -g -O1 -std=gnu11 -D_GNU_SOURCE -Itools/vhost-user-vsock \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+		$(filter %.c,$^) -o $@
+
 deps:
 	$(Q)./scripts/deps.sh
 
-unit-check: all $(UNIT_BINS)
+unit-check: all $(UNIT_BINS) $(if $(VU_SRCS),$(VU_FUZZ))
 	$(Q)./tests/run-unit.sh $(UNIT_BINS)
+	$(if $(VU_SRCS),$(Q)./tests/fuzz-vhost-user.sh $(VU_FUZZ))
 
 # Bad input to the lab scripts: clear reasons, non-zero exits.
 lab-check:

@@ -1,0 +1,635 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * virtio-vsock on the device side, bridged to host Unix sockets in the
+ * hybrid-vsock convention (Firecracker, rust-vmm vhost-device-vsock):
+ *
+ *   host -> guest  connect to UDS_PATH, write "CONNECT <port>\n"; once
+ *                  the guest accepts, read "OK <host_port>\n", then the
+ *                  socket is the stream.  A refused connection is closed.
+ *   guest -> host  the guest connects to CID 2 port P; we connect to the
+ *                  Unix socket UDS_PATH_P and bridge the two.
+ *
+ * Flow control is virtio-vsock's credit scheme: we never send the guest
+ * more than buf_alloc - (tx_cnt - fwd_cnt) it advertised, and we advertise
+ * CONN_BUF_ALLOC for our side, buffering what the host socket has not
+ * taken yet and telling the guest (CREDIT_UPDATE) as it drains.  A guest
+ * that overruns its credit or breaks the protocol gets its connection
+ * reset, with a logged reason.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include "backend.h"
+
+static struct conn *conn_find(struct backend *b, uint32_t host_port,
+			      uint32_t guest_port)
+{
+	struct conn *c;
+
+	for (c = b->conns; c; c = c->next)
+		if (c->state != C_DEAD && c->state != C_HOST_LINE &&
+		    c->host_port == host_port && c->guest_port == guest_port)
+			return c;
+	return NULL;
+}
+
+static struct conn *conn_new(struct backend *b, int fd, enum conn_state st)
+{
+	struct conn *c = calloc(1, sizeof(*c));
+
+	if (!c) {
+		logmsg("out of memory for a connection");
+		close(fd);
+		return NULL;
+	}
+	c->fd = fd;
+	c->state = st;
+	c->tag.kind = T_CONN;
+	c->tag.p = c;
+	c->next = b->conns;
+	b->conns = c;
+	return c;
+}
+
+static void queue_ctrl(struct backend *b, uint32_t host_port,
+		       uint32_t guest_port, uint16_t op, uint32_t flags)
+{
+	struct ctrl_pkt *p;
+
+	if (b->ctrl_len == CTRL_QUEUE_MAX) {
+		logmsg("control queue full: dropping %s for %u->%u",
+		       vsock_op_name(op), host_port, guest_port);
+		return;
+	}
+	p = &b->ctrl[(b->ctrl_head + b->ctrl_len++) % CTRL_QUEUE_MAX];
+	p->host_port = host_port;
+	p->guest_port = guest_port;
+	p->op = op;
+	p->flags = flags;
+}
+
+/* Close the host side; tell the guest with RST unless it told us. */
+static void conn_kill(struct backend *b, struct conn *c, int rst,
+		      const char *why)
+{
+	if (c->state == C_DEAD)
+		return;
+	if (why)
+		logmsg("connection host %u <-> guest %u: %s", c->host_port,
+		       c->guest_port, why);
+	if (rst && c->state != C_HOST_LINE)
+		queue_ctrl(b, c->host_port, c->guest_port, VSOCK_OP_RST, 0);
+	if (c->registered)
+		epoll_ctl(b->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	c->registered = 0;
+	close(c->fd);
+	c->fd = -1;
+	free(c->pend);
+	c->pend = NULL;
+	c->state = C_DEAD;
+}
+
+static uint32_t conn_credit(const struct conn *c)
+{
+	uint32_t inflight = c->tx_cnt - c->peer_fwd_cnt;
+
+	return inflight >= c->peer_buf_alloc ? 0 : c->peer_buf_alloc - inflight;
+}
+
+static int conn_can_send(const struct conn *c)
+{
+	return c->state == C_ESTABLISHED && !c->host_eof &&
+	       !c->guest_shut_rcv && conn_credit(c) > 0;
+}
+
+static void maybe_credit_update(struct backend *b, struct conn *c)
+{
+	uint32_t seen_free = CONN_BUF_ALLOC - (c->rx_cnt - c->fwd_cnt_sent);
+
+	if (c->state != C_ESTABLISHED || c->credit_update_queued ||
+	    c->fwd_cnt == c->fwd_cnt_sent || seen_free >= CONN_BUF_ALLOC / 2)
+		return;
+	c->credit_update_queued = 1;
+	queue_ctrl(b, c->host_port, c->guest_port, VSOCK_OP_CREDIT_UPDATE, 0);
+}
+
+/* Both directions finished: the connection is over. */
+static void maybe_done(struct backend *b, struct conn *c)
+{
+	if (c->state == C_ESTABLISHED && c->guest_shut_send && c->host_eof &&
+	    !c->pend_len)
+		conn_kill(b, c, 1, NULL);
+}
+
+static void flush_pend(struct backend *b, struct conn *c)
+{
+	while (c->pend_len) {
+		ssize_t n = send(c->fd, c->pend + c->pend_off, c->pend_len,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				break;
+			conn_kill(b, c, 1, strerror(errno));
+			return;
+		}
+		c->pend_off += n;
+		c->pend_len -= n;
+		c->fwd_cnt += n;
+	}
+	if (!c->pend_len) {
+		c->pend_off = 0;
+		if (c->guest_shut_send)
+			shutdown(c->fd, SHUT_WR);
+	}
+	maybe_credit_update(b, c);
+	maybe_done(b, c);
+}
+
+/* Guest payload (@len bytes of @iov) for the host socket. */
+static void deliver(struct backend *b, struct conn *c, const struct iovec *iov,
+		    unsigned int niov, uint32_t len)
+{
+	struct msghdr mh = { 0 };
+	struct iovec s[VU_CHAIN_MAX_IOV];
+	ssize_t n = 0;
+
+	c->rx_cnt += len;
+	if (!c->pend_len) {
+		mh.msg_iov = s;
+		mh.msg_iovlen = iov_slice(iov, niov, 0, len, s, VU_CHAIN_MAX_IOV);
+		n = sendmsg(c->fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0) {
+			if (errno != EAGAIN && errno != EINTR) {
+				conn_kill(b, c, 1, strerror(errno));
+				return;
+			}
+			n = 0;
+		}
+		c->fwd_cnt += n;
+	}
+	if ((uint32_t)n < len) {
+		uint32_t rest = len - n;
+
+		if (!c->pend && !(c->pend = malloc(CONN_BUF_ALLOC))) {
+			conn_kill(b, c, 1, "out of memory for the receive buffer");
+			return;
+		}
+		if (c->pend_off + c->pend_len + rest > CONN_BUF_ALLOC) {
+			memmove(c->pend, c->pend + c->pend_off, c->pend_len);
+			c->pend_off = 0;
+		}
+		/* The credit check before us keeps pend_len + rest <= buf_alloc. */
+		iov_copy_out(iov, niov, n, c->pend + c->pend_off + c->pend_len, rest);
+		c->pend_len += rest;
+	}
+	maybe_credit_update(b, c);
+}
+
+static void guest_connect(struct backend *b, const struct vsock_hdr *h)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct conn *c;
+	int fd, n;
+
+	n = snprintf(sa.sun_path, sizeof(sa.sun_path), "%s_%u", b->uds_path,
+		     h->dst_port);
+	if (n < 0 || (size_t)n >= sizeof(sa.sun_path)) {
+		logmsg("guest connect to port %u: socket path too long", h->dst_port);
+		queue_ctrl(b, h->dst_port, h->src_port, VSOCK_OP_RST, 0);
+		return;
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		if (b->verbose)
+			logmsg("guest connect to port %u: %s: %s", h->dst_port,
+			       sa.sun_path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		queue_ctrl(b, h->dst_port, h->src_port, VSOCK_OP_RST, 0);
+		return;
+	}
+	c = conn_new(b, fd, C_ESTABLISHED);
+	if (!c) {
+		queue_ctrl(b, h->dst_port, h->src_port, VSOCK_OP_RST, 0);
+		return;
+	}
+	c->host_port = h->dst_port;
+	c->guest_port = h->src_port;
+	c->peer_buf_alloc = h->buf_alloc;
+	c->peer_fwd_cnt = h->fwd_cnt;
+	queue_ctrl(b, c->host_port, c->guest_port, VSOCK_OP_RESPONSE, 0);
+}
+
+/* One packet from the guest's TX queue. */
+static void guest_packet(struct backend *b, const struct vu_chain *ch)
+{
+	uint8_t raw[VSOCK_HDR_SIZE];
+	struct iovec s[VU_CHAIN_MAX_IOV];
+	unsigned int ns;
+	struct vsock_hdr h;
+	struct conn *c;
+	char line[32];
+	int n;
+
+	if (ch->len < VSOCK_HDR_SIZE) {
+		logmsg("guest packet of %llu bytes is shorter than a header: dropped",
+		       (unsigned long long)ch->len);
+		b->refused_pkts++;
+		return;
+	}
+	iov_copy_out(ch->iov, ch->niov, 0, raw, sizeof(raw));
+	vsock_hdr_decode(raw, &h);
+	if (h.len > ch->len - VSOCK_HDR_SIZE) {
+		logmsg("guest %s packet says %u payload bytes in a %llu-byte buffer: dropped",
+		       vsock_op_name(h.op), h.len,
+		       (unsigned long long)(ch->len - VSOCK_HDR_SIZE));
+		b->refused_pkts++;
+		return;
+	}
+	if (h.src_cid != b->dev.guest_cid || h.dst_cid != VSOCK_HOST_CID) {
+		logmsg("guest packet from CID %llu to CID %llu (want %llu -> %u): dropped",
+		       (unsigned long long)h.src_cid, (unsigned long long)h.dst_cid,
+		       (unsigned long long)b->dev.guest_cid, VSOCK_HOST_CID);
+		b->refused_pkts++;
+		return;
+	}
+	c = conn_find(b, h.dst_port, h.src_port);
+	if (h.type != VSOCK_TYPE_STREAM) {
+		if (h.op != VSOCK_OP_RST)
+			queue_ctrl(b, h.dst_port, h.src_port, VSOCK_OP_RST, 0);
+		if (c)
+			conn_kill(b, c, 0, "non-stream packet");
+		return;
+	}
+	if (!c) {
+		if (h.op == VSOCK_OP_REQUEST)
+			guest_connect(b, &h);
+		else if (h.op != VSOCK_OP_RST)
+			queue_ctrl(b, h.dst_port, h.src_port, VSOCK_OP_RST, 0);
+		return;
+	}
+	c->peer_buf_alloc = h.buf_alloc;
+	c->peer_fwd_cnt = h.fwd_cnt;
+	switch (h.op) {
+	case VSOCK_OP_REQUEST:
+		conn_kill(b, c, 1, "REQUEST on an existing connection");
+		break;
+	case VSOCK_OP_RESPONSE:
+		if (c->state != C_HOST_CONNECTING) {
+			conn_kill(b, c, 1, "unexpected RESPONSE");
+			break;
+		}
+		c->state = C_ESTABLISHED;
+		n = snprintf(line, sizeof(line), "OK %u\n", c->host_port);
+		if (send(c->fd, line, n, MSG_NOSIGNAL | MSG_DONTWAIT) != n)
+			conn_kill(b, c, 1, "could not write OK to the host socket");
+		break;
+	case VSOCK_OP_RW:
+		if (c->state != C_ESTABLISHED || c->guest_shut_send) {
+			conn_kill(b, c, 1, "data on a connection not open for it");
+			break;
+		}
+		if ((uint64_t)(c->rx_cnt - c->fwd_cnt) + h.len > CONN_BUF_ALLOC) {
+			conn_kill(b, c, 1, "guest sent beyond the credit we gave");
+			break;
+		}
+		ns = iov_slice(ch->iov, ch->niov, VSOCK_HDR_SIZE, h.len, s,
+			       VU_CHAIN_MAX_IOV);
+		if (h.len)
+			deliver(b, c, s, ns, h.len);
+		b->tx_bytes += h.len;
+		break;
+	case VSOCK_OP_CREDIT_UPDATE:
+		break;
+	case VSOCK_OP_CREDIT_REQUEST:
+		if (!c->credit_update_queued) {
+			c->credit_update_queued = 1;
+			queue_ctrl(b, c->host_port, c->guest_port,
+				   VSOCK_OP_CREDIT_UPDATE, 0);
+		}
+		break;
+	case VSOCK_OP_SHUTDOWN:
+		if (h.flags & ~(VSOCK_SHUTDOWN_RCV | VSOCK_SHUTDOWN_SEND)) {
+			conn_kill(b, c, 1, "SHUTDOWN with unknown flags");
+			break;
+		}
+		if (h.flags & VSOCK_SHUTDOWN_RCV)
+			c->guest_shut_rcv = 1;
+		if (h.flags & VSOCK_SHUTDOWN_SEND)
+			c->guest_shut_send = 1;
+		if (c->guest_shut_rcv && c->guest_shut_send) {
+			/* close(): hand the host what we hold, then reset. */
+			flush_pend(b, c);
+			conn_kill(b, c, 1, c->pend_len ? "guest closed with data undelivered" : NULL);
+			break;
+		}
+		if (c->guest_shut_send && !c->pend_len)
+			shutdown(c->fd, SHUT_WR);
+		maybe_done(b, c);
+		break;
+	case VSOCK_OP_RST:
+		conn_kill(b, c, 0, NULL);
+		break;
+	default:
+		conn_kill(b, c, 1, "unknown op");
+		break;
+	}
+}
+
+void vsock_on_tx_kick(struct backend *b)
+{
+	struct vu_vq *vq = &b->dev.vq[VU_VQ_TX];
+	struct vu_chain ch;
+	char why[256];
+	int r;
+
+	while ((r = vu_vq_pop(vq, &b->dev.mem, 0, &ch, why, sizeof(why))) > 0) {
+		guest_packet(b, &ch);
+		b->tx_pkts++;
+		vu_vq_push(vq, ch.head, 0);
+	}
+	if (r < 0)
+		logmsg("%s", why);
+	vu_vq_signal(vq);
+	vsock_rx_pump(b);
+}
+
+static struct conn *next_sendable(struct backend *b)
+{
+	struct conn *start = b->rr && b->rr->next ? b->rr->next : b->conns;
+	struct conn *c = start;
+
+	if (!c)
+		return NULL;
+	do {
+		if (c->host_readable && conn_can_send(c)) {
+			b->rr = c;
+			return c;
+		}
+		c = c->next ? c->next : b->conns;
+	} while (c != start);
+	return NULL;
+}
+
+static void fill_hdr(struct backend *b, struct vsock_hdr *h, uint32_t host_port,
+		     uint32_t guest_port, uint16_t op, uint32_t flags,
+		     uint32_t len, struct conn *c)
+{
+	memset(h, 0, sizeof(*h));
+	h->src_cid = VSOCK_HOST_CID;
+	h->dst_cid = b->dev.guest_cid;
+	h->src_port = host_port;
+	h->dst_port = guest_port;
+	h->len = len;
+	h->type = VSOCK_TYPE_STREAM;
+	h->op = op;
+	h->flags = flags;
+	if (c) {
+		h->buf_alloc = CONN_BUF_ALLOC;
+		h->fwd_cnt = c->fwd_cnt;
+		c->fwd_cnt_sent = c->fwd_cnt;
+	}
+}
+
+static void put_hdr(const struct vu_chain *ch, const struct vsock_hdr *h)
+{
+	uint8_t raw[VSOCK_HDR_SIZE];
+
+	vsock_hdr_encode(h, raw);
+	iov_copy_in(ch->iov, ch->niov, 0, raw, sizeof(raw));
+}
+
+/* Fill the guest's RX buffers: control packets first, then data. */
+void vsock_rx_pump(struct backend *b)
+{
+	struct vu_vq *vq = &b->dev.vq[VU_VQ_RX];
+	struct iovec s[VU_CHAIN_MAX_IOV];
+	struct vsock_hdr h;
+	struct vu_chain ch;
+	char why[256];
+	struct conn *c;
+	uint32_t cap;
+	ssize_t n;
+	int r;
+
+	while (vu_vq_ready(vq)) {
+		c = NULL;
+		if (!b->ctrl_len && !(c = next_sendable(b)))
+			break;
+		r = vu_vq_pop(vq, &b->dev.mem, 1, &ch, why, sizeof(why));
+		if (r < 0)
+			logmsg("%s", why);
+		if (r <= 0)
+			break;
+		if (ch.len < VSOCK_HDR_SIZE) {
+			logmsg("guest RX buffer of %llu bytes cannot hold a header: returned unused",
+			       (unsigned long long)ch.len);
+			vu_vq_push(vq, ch.head, 0);
+			continue;
+		}
+		if (!c) {
+			struct ctrl_pkt p = b->ctrl[b->ctrl_head];
+			struct conn *pc;
+
+			b->ctrl_head = (b->ctrl_head + 1) % CTRL_QUEUE_MAX;
+			b->ctrl_len--;
+			pc = conn_find(b, p.host_port, p.guest_port);
+			if (pc && p.op == VSOCK_OP_CREDIT_UPDATE)
+				pc->credit_update_queued = 0;
+			fill_hdr(b, &h, p.host_port, p.guest_port, p.op, p.flags, 0, pc);
+			put_hdr(&ch, &h);
+			vu_vq_push(vq, ch.head, VSOCK_HDR_SIZE);
+			b->rx_pkts++;
+			continue;
+		}
+		cap = conn_credit(c);
+		if (cap > ch.len - VSOCK_HDR_SIZE)
+			cap = ch.len - VSOCK_HDR_SIZE;
+		if (cap > CONN_MAX_PKT)
+			cap = CONN_MAX_PKT;
+		n = readv(c->fd, s, iov_slice(ch.iov, ch.niov, VSOCK_HDR_SIZE, cap, s,
+					      VU_CHAIN_MAX_IOV));
+		if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+			vu_vq_unpop(vq);
+			c->host_readable = 0;
+			continue;
+		}
+		if (n < 0) {
+			logmsg("connection host %u <-> guest %u: read: %s",
+			       c->host_port, c->guest_port, strerror(errno));
+			fill_hdr(b, &h, c->host_port, c->guest_port, VSOCK_OP_RST, 0, 0, NULL);
+			put_hdr(&ch, &h);
+			vu_vq_push(vq, ch.head, VSOCK_HDR_SIZE);
+			conn_kill(b, c, 0, NULL);
+			continue;
+		}
+		if (n == 0) {
+			/* The host will send no more. */
+			c->host_eof = 1;
+			fill_hdr(b, &h, c->host_port, c->guest_port, VSOCK_OP_SHUTDOWN,
+				 VSOCK_SHUTDOWN_SEND, 0, c);
+			put_hdr(&ch, &h);
+			vu_vq_push(vq, ch.head, VSOCK_HDR_SIZE);
+			b->rx_pkts++;
+			maybe_done(b, c);
+			continue;
+		}
+		fill_hdr(b, &h, c->host_port, c->guest_port, VSOCK_OP_RW, 0, n, c);
+		put_hdr(&ch, &h);
+		c->tx_cnt += n;
+		b->rx_bytes += n;
+		b->rx_pkts++;
+		vu_vq_push(vq, ch.head, VSOCK_HDR_SIZE + n);
+	}
+	vu_vq_signal(vq);
+}
+
+void vsock_on_uds_accept(struct backend *b)
+{
+	int fd = accept4(b->uds_listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+	if (fd < 0) {
+		if (errno != EAGAIN && errno != EINTR)
+			logmsg("accept on the host socket: %s", strerror(errno));
+		return;
+	}
+	conn_new(b, fd, C_HOST_LINE);
+}
+
+static int port_in_use(struct backend *b, uint32_t port)
+{
+	struct conn *c;
+
+	for (c = b->conns; c; c = c->next)
+		if (c->state != C_DEAD && c->state != C_HOST_LINE && c->host_port == port)
+			return 1;
+	return 0;
+}
+
+/* "CONNECT <port>\n", one byte at a time: what follows is stream data. */
+static void read_connect_line(struct backend *b, struct conn *c)
+{
+	unsigned long port;
+	char ch, *end;
+	ssize_t n;
+
+	for (;;) {
+		n = read(c->fd, &ch, 1);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			return;
+		if (n <= 0) {
+			conn_kill(b, c, 0, n ? strerror(errno) : "host closed before CONNECT");
+			return;
+		}
+		if (ch == '\n')
+			break;
+		if (c->linelen >= sizeof(c->line) - 1) {
+			conn_kill(b, c, 0, "CONNECT line too long");
+			return;
+		}
+		c->line[c->linelen++] = ch;
+	}
+	c->line[c->linelen] = 0;
+	if (c->linelen && c->line[c->linelen - 1] == '\r')
+		c->line[--c->linelen] = 0;
+	errno = 0;
+	if (strncmp(c->line, "CONNECT ", 8) || c->line[8] < '0' || c->line[8] > '9' ||
+	    (port = strtoul(c->line + 8, &end, 10), *end) || errno ||
+	    port > UINT32_MAX) {
+		logmsg("host sent '%s', want 'CONNECT <port>': closed", c->line);
+		conn_kill(b, c, 0, NULL);
+		return;
+	}
+	do {
+		b->next_host_port++;
+		if (b->next_host_port < 1024)
+			b->next_host_port = 1024;
+	} while (port_in_use(b, b->next_host_port));
+	c->host_port = b->next_host_port;
+	c->guest_port = (uint32_t)port;
+	c->state = C_HOST_CONNECTING;
+	queue_ctrl(b, c->host_port, c->guest_port, VSOCK_OP_REQUEST, 0);
+}
+
+void vsock_on_conn_event(struct backend *b, struct conn *c, uint32_t events)
+{
+	if (c->state == C_DEAD)
+		return;
+	if (events & (EPOLLHUP | EPOLLERR)) {
+		/* epoll reports these whatever we ask: stop watching. */
+		c->hup = 1;
+		c->host_readable = 1;
+	}
+	if (c->state == C_HOST_LINE) {
+		read_connect_line(b, c);
+		return;
+	}
+	if (events & EPOLLIN)
+		c->host_readable = 1;
+	if ((events & EPOLLOUT) || c->hup)
+		flush_pend(b, c);
+}
+
+static void update_events(struct backend *b, struct conn *c)
+{
+	struct epoll_event ev = { 0 };
+	unsigned int want = 0;
+
+	if (c->hup) {
+		if (c->registered)
+			epoll_ctl(b->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+		c->registered = 0;
+		return;
+	}
+	if (c->state == C_HOST_LINE ||
+	    (conn_can_send(c) && !c->host_readable))
+		want |= EPOLLIN;
+	if (c->pend_len)
+		want |= EPOLLOUT;
+	if (c->registered && want == c->ep_events)
+		return;
+	ev.events = want;
+	ev.data.ptr = &c->tag;
+	if (epoll_ctl(b->epfd, c->registered ? EPOLL_CTL_MOD : EPOLL_CTL_ADD,
+		      c->fd, &ev) < 0) {
+		conn_kill(b, c, 1, "epoll_ctl failed");
+		return;
+	}
+	c->registered = 1;
+	c->ep_events = want;
+}
+
+/* After each event batch: free dead connections, refresh epoll interest. */
+void vsock_reap(struct backend *b)
+{
+	struct conn **pp = &b->conns, *c;
+
+	while ((c = *pp)) {
+		if (c->state == C_DEAD) {
+			*pp = c->next;
+			if (b->rr == c)
+				b->rr = NULL;
+			free(c);
+			continue;
+		}
+		update_events(b, c);
+		pp = &c->next;
+	}
+}
+
+void vsock_close_all(struct backend *b)
+{
+	struct conn *c;
+
+	for (c = b->conns; c; c = c->next)
+		conn_kill(b, c, 0, NULL);
+	vsock_reap(b);
+	b->ctrl_len = 0;
+}
