@@ -1,0 +1,557 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Functional test of build/vhost-user-vsock without QEMU: this program
+ * plays both the vhost-user front-end (it sends the messages QEMU 7.2
+ * sends, with a memfd as guest memory) and the guest's virtio-vsock
+ * driver (it fills the RX ring, reads what the device puts there, and
+ * writes packets into the TX ring).  The host side uses the back-end's
+ * Unix-socket endpoints.  Checked: the vhost-user handshake and the
+ * guest CID in GET_CONFIG; host->guest connect with "CONNECT/OK", data in
+ * order and never beyond the credit the guest gave, CREDIT_UPDATE
+ * resuming it, host close -> SHUTDOWN; guest->host connect to UDS_P,
+ * data through, credit updates from the device, SHUTDOWN -> EOF and RST;
+ * a connect to a port nobody listens on -> RST; a packet with a foreign
+ * CID is dropped; a looping TX chain stops that queue but not the device.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <cmocka.h>
+
+#include "../../tools/vhost-user-vsock/vsock_pkt.h"
+#include "../../tools/vhost-user-vsock/vu_msg.h"
+#include "../../tools/vhost-user-vsock/vu_vq.h"
+
+#define MEM_SIZE	(4u << 20)
+#define QSZ		64u
+#define RXBUF		4096u
+#define GUEST_CID	7u
+/* Guest physical layout (gpa == offset in the memfd). */
+#define RING_OFF(q)	(0x1000u + (q) * 0x2000u)	/* desc, +0x400 avail, +0x800 used */
+#define RXBUF_OFF	0x10000u			/* 64 x 4 KiB */
+#define TXBUF_OFF	0x80000u			/* 64 x 64 KiB + hdr */
+#define TXBUF_SIZE	0x11000u
+
+struct fx {
+	pid_t pid;
+	int vu, memfd, kick[2], call[2];
+	uint8_t *mem;
+	char dir[64], vu_path[96], uds[96];
+	uint16_t rx_last_used, tx_last_used, tx_avail, tx_next_desc;
+};
+
+static struct fx F;
+
+static void send_msg(uint32_t req, const void *p, uint32_t size, const int *fds,
+		     int nfds)
+{
+	uint8_t buf[VU_HDR_SIZE + VU_MAX_PAYLOAD];
+	union { char b[CMSG_SPACE(8 * sizeof(int))]; struct cmsghdr a; } ctl;
+	struct iovec iov = { buf, VU_HDR_SIZE + size };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	vu_put32(buf, req);
+	vu_put32(buf + 4, VU_VERSION);
+	vu_put32(buf + 8, size);
+	memcpy(buf + VU_HDR_SIZE, p, size);
+	if (nfds) {
+		struct cmsghdr *cm;
+
+		mh.msg_control = ctl.b;
+		mh.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
+		cm = CMSG_FIRSTHDR(&mh);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(nfds * sizeof(int));
+		memcpy(CMSG_DATA(cm), fds, nfds * sizeof(int));
+	}
+	assert_int_equal(sendmsg(F.vu, &mh, 0), (ssize_t)iov.iov_len);
+}
+
+static void recv_reply(uint32_t req, uint8_t *payload, uint32_t size)
+{
+	uint8_t hdr[VU_HDR_SIZE];
+
+	assert_int_equal(recv(F.vu, hdr, sizeof(hdr), MSG_WAITALL), VU_HDR_SIZE);
+	assert_int_equal(vu_le32(hdr), req);
+	assert_int_equal(vu_le32(hdr + 4), VU_VERSION | VU_FLAG_REPLY);
+	assert_int_equal(vu_le32(hdr + 8), size);
+	assert_int_equal(recv(F.vu, payload, size, MSG_WAITALL), (ssize_t)size);
+}
+
+static void send_u64(uint32_t req, uint64_t v)
+{
+	uint8_t p[8];
+
+	vu_put64(p, v);
+	send_msg(req, p, 8, NULL, 0);
+}
+
+static void send_state(uint32_t req, uint32_t idx, uint32_t num)
+{
+	uint8_t p[8];
+
+	vu_put32(p, idx);
+	vu_put32(p + 4, num);
+	send_msg(req, p, 8, NULL, 0);
+}
+
+static int connect_unix(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd, i;
+
+	strcpy(sa.sun_path, path);
+	for (i = 0; i < 200; i++) {
+		fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0)
+			return fd;
+		close(fd);
+		usleep(10000);
+	}
+	return -1;
+}
+
+static int listen_unix(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	strcpy(sa.sun_path, path);
+	unlink(path);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(fd, 4), 0);
+	return fd;
+}
+
+/* ---- the guest driver ---- */
+
+static uint8_t *gpa(uint64_t a)
+{
+	return F.mem + a;
+}
+
+static void put_desc(unsigned int q, unsigned int i, uint64_t addr, uint32_t len,
+		     uint16_t flags, uint16_t next)
+{
+	uint8_t *d = gpa(RING_OFF(q) + 16 * i);
+
+	vu_put64(d, addr);
+	vu_put32(d + 8, len);
+	vu_put16(d + 12, flags);
+	vu_put16(d + 14, next);
+}
+
+static void avail_add(unsigned int q, uint16_t head)
+{
+	uint8_t *av = gpa(RING_OFF(q) + 0x400);
+	uint16_t idx = vu_le16(av + 2);
+
+	vu_put16(av + 4 + 2 * (idx % QSZ), head);
+	__atomic_store_n((uint16_t *)(av + 2), (uint16_t)(idx + 1), __ATOMIC_RELEASE);
+}
+
+static void kick(unsigned int q)
+{
+	uint64_t one = 1;
+
+	assert_int_equal(write(F.kick[q], &one, 8), 8);
+}
+
+static uint16_t used_idx(unsigned int q)
+{
+	return __atomic_load_n((uint16_t *)gpa(RING_OFF(q) + 0x800 + 2), __ATOMIC_ACQUIRE);
+}
+
+/* Next RX packet the device wrote, within @ms; 0 if none. */
+static int rx_next(struct vsock_hdr *h, uint8_t *payload, int ms)
+{
+	uint8_t *used = gpa(RING_OFF(0) + 0x800);
+	uint32_t id, len;
+
+	while (used_idx(0) == F.rx_last_used) {
+		struct pollfd p = { .fd = F.call[0], .events = POLLIN };
+		uint64_t v;
+
+		if (poll(&p, 1, ms) <= 0)
+			return 0;
+		if (read(F.call[0], &v, 8) < 0) {
+			/* drained elsewhere */
+		}
+	}
+	id = vu_le32(used + 4 + 8 * (F.rx_last_used % QSZ));
+	len = vu_le32(used + 8 + 8 * (F.rx_last_used % QSZ));
+	F.rx_last_used++;
+	assert_true(id < QSZ);
+	assert_true(len >= VSOCK_HDR_SIZE && len <= RXBUF);
+	vsock_hdr_decode(gpa(RXBUF_OFF + id * RXBUF), h);
+	assert_int_equal(h->len, len - VSOCK_HDR_SIZE);
+	if (payload)
+		memcpy(payload, gpa(RXBUF_OFF + id * RXBUF + VSOCK_HDR_SIZE), h->len);
+	/* Give the buffer straight back, as the driver's refill does. */
+	avail_add(0, id);
+	kick(0);
+	return 1;
+}
+
+/* Queue one packet on TX (header + optional payload descriptor) and kick. */
+static void tx_send(const struct vsock_hdr *h, const void *payload)
+{
+	unsigned int d = F.tx_next_desc;
+	uint64_t buf = TXBUF_OFF + (uint64_t)(d / 2) * TXBUF_SIZE;
+
+	F.tx_next_desc = (F.tx_next_desc + 2) % QSZ;
+	vsock_hdr_encode(h, gpa(buf));
+	if (h->len) {
+		memcpy(gpa(buf + 0x100), payload, h->len);
+		put_desc(1, d, buf, VSOCK_HDR_SIZE, VRING_DESC_F_NEXT, d + 1);
+		put_desc(1, d + 1, buf + 0x100, h->len, 0, 0);
+	} else {
+		put_desc(1, d, buf, VSOCK_HDR_SIZE, 0, 0);
+	}
+	avail_add(1, d);
+	kick(1);
+}
+
+/* Wait until the device consumed everything on TX. */
+static void tx_wait(void)
+{
+	int i;
+
+	for (i = 0; i < 500 && used_idx(1) != vu_le16(gpa(RING_OFF(1) + 0x400 + 2)); i++)
+		usleep(2000);
+	assert_int_equal(used_idx(1), vu_le16(gpa(RING_OFF(1) + 0x400 + 2)));
+}
+
+static struct vsock_hdr ghdr(uint32_t src_port, uint32_t dst_port, uint16_t op,
+			     uint32_t len, uint32_t buf_alloc, uint32_t fwd_cnt)
+{
+	struct vsock_hdr h = {
+		.src_cid = GUEST_CID, .dst_cid = VSOCK_HOST_CID,
+		.src_port = src_port, .dst_port = dst_port, .len = len,
+		.type = VSOCK_TYPE_STREAM, .op = op,
+		.buf_alloc = buf_alloc, .fwd_cnt = fwd_cnt,
+	};
+	return h;
+}
+
+static int setup(void **state)
+{
+	uint8_t p[VU_MAX_PAYLOAD];
+	const char *bin = getenv("VB_VHOST_USER_VSOCK");
+	unsigned int q, i;
+
+	(void)state;
+	memset(&F, 0, sizeof(F));
+	strcpy(F.dir, "/tmp/vb-vutest.XXXXXX");
+	assert_non_null(mkdtemp(F.dir));
+	snprintf(F.vu_path, sizeof(F.vu_path), "%s/vu.sock", F.dir);
+	snprintf(F.uds, sizeof(F.uds), "%s/uds", F.dir);
+	if (!bin)
+		bin = "build/vhost-user-vsock";
+	F.pid = fork();
+	if (F.pid == 0) {
+		char cid[16];
+
+		snprintf(cid, sizeof(cid), "%u", GUEST_CID);
+		execl(bin, bin, "--socket", F.vu_path, "--uds", F.uds,
+		      "--guest-cid", cid, (char *)NULL);
+		_exit(127);
+	}
+	F.vu = connect_unix(F.vu_path);
+	assert_true(F.vu >= 0);
+
+	/* The handshake QEMU 7.2 does for vhost-user-vsock. */
+	send_msg(VU_GET_FEATURES, NULL, 0, NULL, 0);
+	recv_reply(VU_GET_FEATURES, p, 8);
+	assert_true(vu_le64(p) & (1ull << VIRTIO_F_VERSION_1));
+	assert_true(vu_le64(p) & (1ull << VU_F_PROTOCOL_FEATURES));
+	send_msg(VU_GET_PROTOCOL_FEATURES, NULL, 0, NULL, 0);
+	recv_reply(VU_GET_PROTOCOL_FEATURES, p, 8);
+	assert_true(vu_le64(p) & (1ull << VU_PROTOCOL_F_CONFIG));
+	send_u64(VU_SET_PROTOCOL_FEATURES, 1ull << VU_PROTOCOL_F_CONFIG);
+	send_msg(VU_SET_OWNER, NULL, 0, NULL, 0);
+	memset(p, 0, 20);
+	vu_put32(p + 4, 8);
+	send_msg(VU_GET_CONFIG, p, 20, NULL, 0);
+	recv_reply(VU_GET_CONFIG, p, 20);
+	assert_int_equal(vu_le64(p + 12), GUEST_CID);
+
+	send_u64(VU_SET_FEATURES, (1ull << VIRTIO_F_VERSION_1) | (1ull << VU_F_PROTOCOL_FEATURES));
+	F.memfd = memfd_create("guest", MFD_CLOEXEC);
+	assert_int_equal(ftruncate(F.memfd, MEM_SIZE), 0);
+	F.mem = mmap(NULL, MEM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, F.memfd, 0);
+	assert_true(F.mem != MAP_FAILED);
+	memset(p, 0, 8 + 32);
+	vu_put32(p, 1);
+	vu_put64(p + 8, 0);
+	vu_put64(p + 16, MEM_SIZE);
+	vu_put64(p + 24, (uintptr_t)F.mem);
+	vu_put64(p + 32, 0);
+	send_msg(VU_SET_MEM_TABLE, p, 8 + 32, &F.memfd, 1);
+	for (q = 0; q < 2; q++) {
+		F.kick[q] = eventfd(0, EFD_CLOEXEC);
+		F.call[q] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		send_state(VU_SET_VRING_NUM, q, QSZ);
+		send_state(VU_SET_VRING_BASE, q, 0);
+		memset(p, 0, 40);
+		vu_put32(p, q);
+		vu_put64(p + 8, (uintptr_t)gpa(RING_OFF(q)));
+		vu_put64(p + 16, (uintptr_t)gpa(RING_OFF(q) + 0x800));
+		vu_put64(p + 24, (uintptr_t)gpa(RING_OFF(q) + 0x400));
+		send_msg(VU_SET_VRING_ADDR, p, 40, NULL, 0);
+		vu_put64(p, q);
+		send_msg(VU_SET_VRING_KICK, p, 8, &F.kick[q], 1);
+		send_msg(VU_SET_VRING_CALL, p, 8, &F.call[q], 1);
+		send_state(VU_SET_VRING_ENABLE, q, 1);
+	}
+	/* The driver fills RX with 4 KiB buffers. */
+	for (i = 0; i < QSZ; i++) {
+		put_desc(0, i, RXBUF_OFF + i * RXBUF, RXBUF, VRING_DESC_F_WRITE, 0);
+		avail_add(0, i);
+	}
+	kick(0);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	int status = -1;
+
+	(void)state;
+	close(F.vu);
+	/* The back-end exits 0 when its front-end goes away. */
+	waitpid(F.pid, &status, 0);
+	munmap(F.mem, MEM_SIZE);
+	close(F.memfd);
+	close(F.kick[0]);
+	close(F.kick[1]);
+	close(F.call[0]);
+	close(F.call[1]);
+	unlink(F.vu_path);
+	unlink(F.uds);
+	rmdir(F.dir);
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+static uint8_t pat(uint64_t off)
+{
+	return (uint8_t)(off * 2654435761u >> 13);
+}
+
+static void test_host_to_guest(void **state)
+{
+	static uint8_t data[300000], got[RXBUF];
+	const uint32_t guest_buf = 20000;	/* small: forces credit stalls */
+	uint32_t received = 0, fwd_reported = 0, host_port;
+	struct vsock_hdr h, r;
+	char line[32] = "";
+	size_t i, sent = 0;
+	int fd, n, stalls = 0, fin = 0;
+
+	(void)state;
+	for (i = 0; i < sizeof(data); i++)
+		data[i] = pat(i);
+	fd = connect_unix(F.uds);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "CONNECT 1234\n", 13), 13);
+	assert_int_equal(rx_next(&h, NULL, 2000), 1);
+	assert_int_equal(h.op, VSOCK_OP_REQUEST);
+	assert_int_equal(h.src_cid, VSOCK_HOST_CID);
+	assert_int_equal(h.dst_cid, GUEST_CID);
+	assert_int_equal(h.dst_port, 1234);
+	host_port = h.src_port;
+	r = ghdr(1234, host_port, VSOCK_OP_RESPONSE, 0, guest_buf, 0);
+	tx_send(&r, NULL);
+	for (i = 0; i < sizeof(line) - 1; i++) {
+		assert_int_equal(read(fd, line + i, 1), 1);
+		if (line[i] == '\n')
+			break;
+	}
+	line[i] = 0;
+	assert_true(strncmp(line, "OK ", 3) == 0);
+	assert_int_equal(strtoul(line + 3, NULL, 10), host_port);
+
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	while (!fin) {
+		if (sent < sizeof(data)) {
+			n = write(fd, data + sent, sizeof(data) - sent);
+			if (n > 0)
+				sent += n;
+			if (sent == sizeof(data))
+				close(fd);	/* EOF -> SHUTDOWN to the guest */
+		}
+		if (!rx_next(&h, got, 20)) {
+			/* Nothing more: out of credit?  Then say we consumed it. */
+			if (received - fwd_reported >= guest_buf) {
+				stalls++;
+				fwd_reported = received;
+				r = ghdr(1234, host_port, VSOCK_OP_CREDIT_UPDATE, 0,
+					 guest_buf, fwd_reported);
+				tx_send(&r, NULL);
+			} else {
+				assert_true(sent < sizeof(data) || received < sent);
+			}
+			continue;
+		}
+		assert_int_equal(h.src_port, host_port);
+		assert_int_equal(h.dst_port, 1234);
+		if (h.op == VSOCK_OP_SHUTDOWN) {
+			assert_int_equal(h.flags, VSOCK_SHUTDOWN_SEND);
+			fin = 1;
+			break;
+		}
+		assert_int_equal(h.op, VSOCK_OP_RW);
+		assert_true(h.len > 0);
+		/* In order, and never beyond the credit we gave. */
+		assert_memory_equal(got, data + received, h.len);
+		received += h.len;
+		assert_true(received - fwd_reported <= guest_buf);
+	}
+	assert_int_equal(received, sizeof(data));
+	assert_true(stalls > 5);
+	/* The guest closes: SHUTDOWN both ways is answered by RST. */
+	r = ghdr(1234, host_port, VSOCK_OP_SHUTDOWN, 0, guest_buf, received);
+	r.flags = VSOCK_SHUTDOWN_RCV | VSOCK_SHUTDOWN_SEND;
+	tx_send(&r, NULL);
+	assert_int_equal(rx_next(&h, NULL, 2000), 1);
+	assert_int_equal(h.op, VSOCK_OP_RST);
+	assert_int_equal(h.dst_port, 1234);
+}
+
+static void test_guest_to_host(void **state)
+{
+	static uint8_t chunk[65536], back[65536];
+	char path[128];
+	uint32_t sent = 0, peer_alloc = 0, peer_fwd = 0, total = 1u << 20;
+	uint64_t got = 0;
+	struct vsock_hdr h, r;
+	int lfd, fd, n, updates = 0;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s_5000", F.uds);
+	lfd = listen_unix(path);
+	r = ghdr(7777, 5000, VSOCK_OP_REQUEST, 0, 65536, 0);
+	tx_send(&r, NULL);
+	assert_int_equal(rx_next(&h, NULL, 2000), 1);
+	assert_int_equal(h.op, VSOCK_OP_RESPONSE);
+	assert_int_equal(h.src_port, 5000);
+	assert_int_equal(h.dst_port, 7777);
+	peer_alloc = h.buf_alloc;
+	peer_fwd = h.fwd_cnt;
+	assert_true(peer_alloc > 0);
+	fd = accept(lfd, NULL, NULL);
+	assert_true(fd >= 0);
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+
+	/* Write 1 MiB without reading it on the host at first: credit must stall us. */
+	while (sent < total) {
+		uint32_t credit = peer_alloc - (sent - peer_fwd), len, i;
+
+		len = total - sent < 65536 ? total - sent : 65536;
+		if (len > credit)
+			len = credit;
+		if (len) {
+			for (i = 0; i < len; i++)
+				chunk[i] = pat(sent + i) ^ 0x5a;
+			r = ghdr(7777, 5000, VSOCK_OP_RW, len, 65536, 0);
+			tx_send(&r, chunk);
+			tx_wait();
+			sent += len;
+			continue;
+		}
+		/* Out of credit: the host drains, the device must update us. */
+		while ((n = read(fd, back, sizeof(back))) > 0) {
+			for (int k = 0; k < n; k++)
+				assert_int_equal(back[k], pat(got + k) ^ 0x5a);
+			got += n;
+		}
+		while (rx_next(&h, NULL, 50)) {
+			assert_int_equal(h.op, VSOCK_OP_CREDIT_UPDATE);
+			peer_alloc = h.buf_alloc;
+			peer_fwd = h.fwd_cnt;
+			updates++;
+		}
+	}
+	r = ghdr(7777, 5000, VSOCK_OP_SHUTDOWN, 0, 65536, 0);
+	r.flags = VSOCK_SHUTDOWN_SEND;
+	tx_send(&r, NULL);
+	fcntl(fd, F_SETFL, 0);
+	while ((n = read(fd, back, sizeof(back))) > 0) {
+		for (int k = 0; k < n; k++)
+			assert_int_equal(back[k], pat(got + k) ^ 0x5a);
+		got += n;
+	}
+	assert_int_equal(n, 0);		/* EOF after exactly what was sent */
+	assert_int_equal(got, total);
+	assert_true(updates > 0);
+	/* The host closes too: the connection ends with RST to the guest. */
+	close(fd);
+	do {
+		assert_int_equal(rx_next(&h, NULL, 2000), 1);
+	} while (h.op == VSOCK_OP_CREDIT_UPDATE);
+	if (h.op == VSOCK_OP_SHUTDOWN)
+		assert_int_equal(rx_next(&h, NULL, 2000), 1);
+	assert_int_equal(h.op, VSOCK_OP_RST);
+	close(lfd);
+	unlink(path);
+}
+
+static void test_refusals(void **state)
+{
+	struct vsock_hdr h, r;
+	uint8_t p[20] = { 0 };
+	unsigned int d;
+
+	(void)state;
+	/* Nobody listens on port 6000: RST. */
+	r = ghdr(8888, 6000, VSOCK_OP_REQUEST, 0, 65536, 0);
+	tx_send(&r, NULL);
+	assert_int_equal(rx_next(&h, NULL, 2000), 1);
+	assert_int_equal(h.op, VSOCK_OP_RST);
+	assert_int_equal(h.dst_port, 8888);
+	/* A foreign source CID is dropped without an answer. */
+	r = ghdr(8888, 6000, VSOCK_OP_REQUEST, 0, 65536, 0);
+	r.src_cid = 99;
+	tx_send(&r, NULL);
+	tx_wait();
+	assert_int_equal(rx_next(&h, NULL, 200), 0);
+	/* A TX chain that loops: the TX queue stops, the device lives on. */
+	d = F.tx_next_desc;
+	put_desc(1, d, TXBUF_OFF, VSOCK_HDR_SIZE, VRING_DESC_F_NEXT, d + 1);
+	put_desc(1, d + 1, TXBUF_OFF, 16, VRING_DESC_F_NEXT, d);
+	avail_add(1, d);
+	kick(1);
+	usleep(100000);
+	vu_put32(p + 4, 8);
+	send_msg(VU_GET_CONFIG, p, 20, NULL, 0);
+	recv_reply(VU_GET_CONFIG, p, 20);
+	assert_int_equal(vu_le64(p + 12), GUEST_CID);
+	assert_int_equal(kill(F.pid, 0), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_host_to_guest, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_guest_to_host, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
+	};
+
+	signal(SIGPIPE, SIG_IGN);
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
