@@ -138,6 +138,7 @@ deps:
 unit-check: all $(UNIT_BINS) $(if $(VU_SRCS),$(VU_FUZZ))
 	$(Q)./tests/run-unit.sh $(UNIT_BINS)
 	$(if $(VU_SRCS),$(Q)./tests/fuzz-vhost-user.sh $(VU_FUZZ))
+	$(Q)./tests/top-tmux.sh
 
 # Bad input to the lab scripts: clear reasons, non-zero exits.
 lab-check:
