@@ -79,6 +79,7 @@ struct backend {
 	struct ctrl_pkt ctrl[CTRL_QUEUE_MAX];
 	unsigned int ctrl_head, ctrl_len;
 	int verbose;
+	uint32_t rx_pkt_max;		/* payload cap per packet to the guest */
 	/* counters for the exit summary */
 	uint64_t rx_pkts, tx_pkts, rx_bytes, tx_bytes, refused_pkts;
 };

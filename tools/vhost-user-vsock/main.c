@@ -31,7 +31,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-"Usage: " PROG " --socket PATH --uds PATH [--guest-cid N] [--verbose]\n"
+"Usage: " PROG " --socket PATH --uds PATH [--guest-cid N] [--rx-pkt-max N] [-v]\n"
 "       " PROG " send|recv ... (host-side test endpoints; '" PROG " send --help')\n"
 "A vhost-user back-end for QEMU's vhost-user-vsock-pci device.\n"
 "  --socket PATH    vhost-user socket to listen on (QEMU: -chardev socket,path=PATH)\n"
@@ -39,6 +39,12 @@ static void usage(FILE *f)
 "                   reach guest port <port>; guest connections to CID 2 port P\n"
 "                   go to the Unix socket PATH_P\n"
 "  --guest-cid N    the guest's CID (default 3)\n"
+"  --rx-pkt-max N   at most N payload bytes per packet to the guest (1..65536,\n"
+"                   default 65536; the guest's 4 KiB buffers cap it too).\n"
+"                   A host Unix socket is a byte stream: write boundaries are\n"
+"                   lost, so this is how a test asks for small packets, the\n"
+"                   way vhost-vsock turns each 64-byte host write into one\n"
+"                   packet\n"
 "  --verbose        log every vhost-user message\n"
 "Exits 0 when QEMU disconnects, 1 on a runtime error, 2 on bad usage.\n");
 }
@@ -234,6 +240,7 @@ int main(int argc, char **argv)
 		{ "socket", required_argument, NULL, 's' },
 		{ "uds", required_argument, NULL, 'u' },
 		{ "guest-cid", required_argument, NULL, 'c' },
+		{ "rx-pkt-max", required_argument, NULL, 'm' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -269,6 +276,16 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'm':
+			errno = 0;
+			b.rx_pkt_max = strtoul(optarg, &end, 10);
+			if (errno || *end || optarg[0] < '1' || optarg[0] > '9' ||
+			    b.rx_pkt_max > CONN_MAX_PKT) {
+				fprintf(stderr, PROG ": invalid --rx-pkt-max '%s' (1..%u)\n",
+					optarg, CONN_MAX_PKT);
+				return 2;
+			}
+			break;
 		case 'v':
 			b.verbose = 1;
 			break;
@@ -287,6 +304,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	if (!b.rx_pkt_max)
+		b.rx_pkt_max = CONN_MAX_PKT;
 	signal(SIGPIPE, SIG_IGN);
 	vu_dev_init(&b.dev, cid);
 	b.vu_fd = -1;

@@ -452,8 +452,8 @@ void vsock_rx_pump(struct backend *b)
 		cap = conn_credit(c);
 		if (cap > ch.len - VSOCK_HDR_SIZE)
 			cap = ch.len - VSOCK_HDR_SIZE;
-		if (cap > CONN_MAX_PKT)
-			cap = CONN_MAX_PKT;
+		if (cap > b->rx_pkt_max)
+			cap = b->rx_pkt_max;
 		n = readv(c->fd, s, iov_slice(ch.iov, ch.niov, VSOCK_HDR_SIZE, cap, s,
 					      VU_CHAIN_MAX_IOV));
 		if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
