@@ -249,6 +249,8 @@ static struct vsock_hdr ghdr(uint32_t src_port, uint32_t dst_port, uint16_t op,
 	return h;
 }
 
+static const char *extra_arg;
+
 static int setup(void **state)
 {
 	uint8_t p[VU_MAX_PAYLOAD];
@@ -269,7 +271,8 @@ static int setup(void **state)
 
 		snprintf(cid, sizeof(cid), "%u", GUEST_CID);
 		execl(bin, bin, "--socket", F.vu_path, "--uds", F.uds,
-		      "--guest-cid", cid, (char *)NULL);
+		      "--guest-cid", cid, extra_arg ? "--rx-pkt-max" : NULL,
+		      extra_arg, (char *)NULL);
 		_exit(127);
 	}
 	F.vu = connect_unix(F.vu_path);
@@ -328,14 +331,25 @@ static int setup(void **state)
 	return 0;
 }
 
+static int setup_pkt64(void **state)
+{
+	int r;
+
+	extra_arg = "64";
+	r = setup(state);
+	extra_arg = NULL;
+	return r;
+}
+
 static int teardown(void **state)
 {
-	int status = -1;
+	int status = 0;
 
 	(void)state;
 	close(F.vu);
 	/* The back-end exits 0 when its front-end goes away. */
-	waitpid(F.pid, &status, 0);
+	if (F.pid > 0)
+		waitpid(F.pid, &status, 0);
 	munmap(F.mem, MEM_SIZE);
 	close(F.memfd);
 	close(F.kick[0]);
@@ -544,12 +558,193 @@ static void test_refusals(void **state)
 	assert_int_equal(kill(F.pid, 0), 0);
 }
 
+/*
+ * Four host->guest connections at once, interleaved by the device; one
+ * host closes after half its data (the guest must see its bytes then
+ * SHUTDOWN), one is reset by the guest mid-stream (the host socket must
+ * end, later data for it gets RST).  Each stream checked per connection.
+ */
+static void test_concurrent(void **state)
+{
+	enum { NC = 4 };
+	static uint8_t got[RXBUF];
+	int fd[NC], i, live = NC;
+	uint32_t port[NC], rcvd[NC] = { 0 }, fwd[NC] = { 0 }, want[NC], sentb[NC] = { 0 };
+	int done[NC] = { 0 }, closed[NC] = { 0 }, pkts = 0, switches = 0, last = -1;
+	struct vsock_hdr h, r;
+	const uint32_t gbuf = 32768;
+
+	(void)state;
+	for (i = 0; i < NC; i++) {
+		char line[32];
+		int k;
+
+		want[i] = i == 1 ? 50000 : 200000;
+		fd[i] = connect_unix(F.uds);
+		snprintf(line, sizeof(line), "CONNECT %d\n", 2000 + i);
+		assert_int_equal(write(fd[i], line, strlen(line)), (ssize_t)strlen(line));
+		assert_int_equal(rx_next(&h, NULL, 2000), 1);
+		assert_int_equal(h.op, VSOCK_OP_REQUEST);
+		assert_int_equal(h.dst_port, 2000 + i);
+		port[i] = h.src_port;
+		r = ghdr(2000 + i, port[i], VSOCK_OP_RESPONSE, 0, gbuf, 0);
+		tx_send(&r, NULL);
+		for (k = 0; k < 31; k++) {
+			assert_int_equal(read(fd[i], line + k, 1), 1);
+			if (line[k] == '\n')
+				break;
+		}
+		fcntl(fd[i], F_SETFL, O_NONBLOCK);
+	}
+	while (live) {
+		static uint8_t data[65536];
+
+		for (i = 0; i < NC; i++) {
+			uint32_t n = want[i] - sentb[i] < sizeof(data) ? want[i] - sentb[i] : sizeof(data);
+			ssize_t w;
+			uint32_t k;
+
+			if (closed[i] || !n)
+				continue;
+			for (k = 0; k < n; k++)
+				data[k] = pat(sentb[i] + k) ^ (uint8_t)i;
+			w = write(fd[i], data, n);
+			if (w > 0)
+				sentb[i] += w;
+			/* Hosts close when done; 3 stays open to see the reset. */
+			if (sentb[i] == want[i] && i != 3) {
+				close(fd[i]);
+				closed[i] = 1;
+			}
+		}
+		if (!rx_next(&h, got, 20)) {
+			for (i = 0; i < NC; i++) {
+				if (done[i] || rcvd[i] - fwd[i] < gbuf / 2)
+					continue;
+				fwd[i] = rcvd[i];
+				r = ghdr(2000 + i, port[i], VSOCK_OP_CREDIT_UPDATE, 0, gbuf, fwd[i]);
+				tx_send(&r, NULL);
+			}
+			continue;
+		}
+		pkts++;
+		for (i = 0; i < NC && port[i] != h.src_port; i++)
+			;
+		assert_true(i < NC);
+		if (done[i]) {
+			/*
+			 * After the end: RST answering our close or the late
+			 * data, or data the device had already put in the
+			 * ring when connection 3 was reset.
+			 */
+			assert_true(h.op == VSOCK_OP_RST || (i == 3 && h.op == VSOCK_OP_RW));
+			continue;
+		}
+		if (last != i)
+			switches++;
+		last = i;
+		if (h.op == VSOCK_OP_SHUTDOWN) {
+			assert_int_equal(rcvd[i], want[i]);
+			done[i] = 1;
+			live--;
+			r = ghdr(2000 + i, port[i], VSOCK_OP_SHUTDOWN, 0, gbuf, rcvd[i]);
+			r.flags = 3;
+			tx_send(&r, NULL);
+			continue;
+		}
+		assert_int_equal(h.op, VSOCK_OP_RW);
+		for (uint32_t k = 0; k < h.len; k++)
+			assert_int_equal(got[k], pat(rcvd[i] + k) ^ (uint8_t)i);
+		rcvd[i] += h.len;
+		assert_true(rcvd[i] - fwd[i] <= gbuf);
+		if (i == 3 && rcvd[3] >= 60000 && !done[3]) {
+			/* The guest resets connection 3 mid-stream. */
+			r = ghdr(2003, port[3], VSOCK_OP_RST, 0, 0, 0);
+			tx_send(&r, NULL);
+			tx_wait();
+			done[3] = 1;
+			live--;
+			/* Data for the dead connection is answered with RST. */
+			r = ghdr(2003, port[3], VSOCK_OP_RW, 4, gbuf, 0);
+			tx_send(&r, "late");
+		}
+	}
+	assert_true(switches > NC);	/* interleaved, not one after another */
+	/* The host end of the reset connection sees its socket end. */
+	fcntl(fd[3], F_SETFL, 0);
+	{
+		char c;
+		ssize_t n;
+
+		do {
+			n = read(fd[3], &c, 1);
+		} while (n > 0);
+		assert_true(n == 0 || errno == ECONNRESET);
+	}
+	close(fd[3]);
+	/* Remaining control packets: RSTs for the closes and the late data. */
+	while (rx_next(&h, NULL, 300))
+		assert_int_equal(h.op, VSOCK_OP_RST);
+}
+
+/* --rx-pkt-max caps every packet to the guest. */
+static void test_pkt_max(void **state)
+{
+	static uint8_t got[RXBUF], data[10000];
+	struct vsock_hdr h, r;
+	uint32_t rcvd = 0, port, k;
+	char line[32];
+	int fd;
+
+	(void)state;
+	for (k = 0; k < sizeof(data); k++)
+		data[k] = pat(k);
+	fd = connect_unix(F.uds);
+	assert_int_equal(write(fd, "CONNECT 99\n", 11), 11);
+	assert_int_equal(rx_next(&h, NULL, 2000), 1);
+	port = h.src_port;
+	r = ghdr(99, port, VSOCK_OP_RESPONSE, 0, 1 << 20, 0);
+	tx_send(&r, NULL);
+	for (k = 0; k < 31; k++) {
+		assert_int_equal(read(fd, line + k, 1), 1);
+		if (line[k] == '\n')
+			break;
+	}
+	assert_int_equal(write(fd, data, sizeof(data)), sizeof(data));
+	close(fd);
+	while (rx_next(&h, got, 2000) && h.op == VSOCK_OP_RW) {
+		assert_true(h.len <= 64);
+		assert_memory_equal(got, data + rcvd, h.len);
+		rcvd += h.len;
+	}
+	assert_int_equal(h.op, VSOCK_OP_SHUTDOWN);
+	assert_int_equal(rcvd, sizeof(data));
+}
+
+/* A vhost-user message the back-end refuses ends it with status 1. */
+static void test_bad_message(void **state)
+{
+	int status;
+	uint8_t c;
+
+	(void)state;
+	send_state(VU_SET_VRING_NUM, 5, 64);	/* there is no queue 5 */
+	assert_int_equal(read(F.vu, &c, 1), 0);	/* it hung up */
+	assert_int_equal(waitpid(F.pid, &status, 0), F.pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 1);
+	F.pid = -1;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_host_to_guest, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_guest_to_host, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_concurrent, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pkt_max, setup_pkt64, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_message, setup, teardown),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

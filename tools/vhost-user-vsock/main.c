@@ -46,7 +46,8 @@ static void usage(FILE *f)
 "                   way vhost-vsock turns each 64-byte host write into one\n"
 "                   packet\n"
 "  --verbose        log every vhost-user message\n"
-"Exits 0 when QEMU disconnects, 1 on a runtime error, 2 on bad usage.\n");
+"Exits 0 when QEMU disconnects, 1 on a runtime error or a refused vhost-user\n"
+"message (logged), 2 on bad usage.\n");
 }
 
 static int listen_unix(const char *path)
@@ -117,7 +118,7 @@ static void summary(struct backend *b)
 	       (unsigned long long)b->refused_pkts);
 }
 
-/* One message from QEMU; -1: drop the front-end. */
+/* One message from QEMU; -1: it hung up, -2: we refused a message. */
 static int on_vu_message(struct backend *b)
 {
 	uint8_t buf[VU_HDR_SIZE + VU_MAX_PAYLOAD], reply[VU_HDR_SIZE + VU_MAX_PAYLOAD];
@@ -132,7 +133,7 @@ static int on_vu_message(struct backend *b)
 		return -1;
 	if (r < 0) {
 		logmsg("refused vhost-user message: %s", why);
-		return -1;
+		return -2;
 	}
 	if (b->verbose)
 		logmsg("vhost-user %s (%u payload bytes, %u fds)",
@@ -142,7 +143,7 @@ static int on_vu_message(struct backend *b)
 	kicks_register(b);
 	if (r) {
 		logmsg("refused vhost-user %s: %s", vu_request_name(m.request), why);
-		return -1;
+		return -2;
 	}
 	if (rlen && vu_write_all(b->vu_fd, reply, rlen)) {
 		logmsg("writing the %s reply: %s", vu_request_name(m.request),
@@ -174,7 +175,7 @@ static void on_kick(struct backend *b, unsigned int idx)
 static int serve(struct backend *b)
 {
 	struct epoll_event evs[64];
-	int n, i;
+	int n, i, r;
 
 	for (;;) {
 		n = epoll_wait(b->epfd, evs, 64, -1);
@@ -208,13 +209,14 @@ static int serve(struct backend *b)
 				break;
 			}
 			case T_VU:
-				if (on_vu_message(b)) {
+				r = on_vu_message(b);
+				if (r) {
 					summary(b);
 					kicks_unregister(b);
 					vsock_close_all(b);
 					vu_dev_reset(&b->dev);
 					close(b->vu_fd);
-					return 0;
+					return r == -2 ? 1 : 0;
 				}
 				break;
 			case T_KICK:
