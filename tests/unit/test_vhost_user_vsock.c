@@ -9,7 +9,8 @@
  * guest CID in GET_CONFIG; host->guest connect with "CONNECT/OK", data in
  * order and never beyond the credit the guest gave, CREDIT_UPDATE
  * resuming it, host close -> SHUTDOWN; guest->host connect to UDS_P,
- * data through, credit updates from the device, SHUTDOWN -> EOF and RST;
+ * data through, credit updates from the device, SHUTDOWN -> EOF and RST,
+ * a guest close() with data the host has not read yet (still delivered);
  * a connect to a port nobody listens on -> RST; a packet with a foreign
  * CID is dropped; a looping TX chain stops that queue but not the device.
  */
@@ -687,6 +688,57 @@ static void test_concurrent(void **state)
 		assert_int_equal(h.op, VSOCK_OP_RST);
 }
 
+/*
+ * The guest sends 256 KiB (all its credit) and close()s at once while the host has read
+ * nothing: the guest gets its RST right away, and the host still reads
+ * every byte, then EOF.
+ */
+static void test_guest_close_drains(void **state)
+{
+	static uint8_t chunk[65536], back[65536];
+	uint32_t sent = 0, total = 262144, len, i;	/* all the credit */
+	struct vsock_hdr h, r;
+	char path[128];
+	uint64_t got = 0;
+	int lfd, fd, n;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s_5001", F.uds);
+	lfd = listen_unix(path);
+	r = ghdr(7000, 5001, VSOCK_OP_REQUEST, 0, 65536, 0);
+	tx_send(&r, NULL);
+	assert_int_equal(rx_next(&h, NULL, 2000), 1);
+	assert_int_equal(h.op, VSOCK_OP_RESPONSE);
+	fd = accept(lfd, NULL, NULL);
+	assert_true(fd >= 0);
+	while (sent < total) {
+		len = total - sent < 65536 ? total - sent : 65536;
+		for (i = 0; i < len; i++)
+			chunk[i] = pat(sent + i) ^ 0x33;
+		r = ghdr(7000, 5001, VSOCK_OP_RW, len, 65536, 0);
+		tx_send(&r, chunk);
+		tx_wait();
+		sent += len;
+	}
+	r = ghdr(7000, 5001, VSOCK_OP_SHUTDOWN, 0, 65536, 0);
+	r.flags = VSOCK_SHUTDOWN_RCV | VSOCK_SHUTDOWN_SEND;
+	tx_send(&r, NULL);
+	do {
+		assert_int_equal(rx_next(&h, NULL, 2000), 1);
+	} while (h.op == VSOCK_OP_CREDIT_UPDATE);
+	assert_int_equal(h.op, VSOCK_OP_RST);
+	while ((n = read(fd, back, sizeof(back))) > 0) {
+		for (int k = 0; k < n; k++)
+			assert_int_equal(back[k], pat(got + k) ^ 0x33);
+		got += n;
+	}
+	assert_int_equal(n, 0);
+	assert_int_equal(got, total);
+	close(fd);
+	close(lfd);
+	unlink(path);
+}
+
 /* --rx-pkt-max caps every packet to the guest. */
 static void test_pkt_max(void **state)
 {
@@ -743,6 +795,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_guest_to_host, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refusals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_concurrent, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_guest_close_drains, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pkt_max, setup_pkt64, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_message, setup, teardown),
 	};

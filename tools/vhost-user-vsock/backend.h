@@ -24,6 +24,7 @@ enum conn_state {
 	C_HOST_LINE,		/* host connected, reading "CONNECT <port>\n" */
 	C_HOST_CONNECTING,	/* REQUEST sent to the guest, awaiting RESPONSE */
 	C_ESTABLISHED,
+	C_DRAINING,		/* the guest is gone; writing what we hold */
 	C_DEAD,			/* closed; freed at the end of the loop pass */
 };
 

@@ -34,6 +34,7 @@ static struct conn *conn_find(struct backend *b, uint32_t host_port,
 
 	for (c = b->conns; c; c = c->next)
 		if (c->state != C_DEAD && c->state != C_HOST_LINE &&
+		    c->state != C_DRAINING &&
 		    c->host_port == host_port && c->guest_port == guest_port)
 			return c;
 	return NULL;
@@ -83,7 +84,7 @@ static void conn_kill(struct backend *b, struct conn *c, int rst,
 	if (why)
 		logmsg("connection host %u <-> guest %u: %s", c->host_port,
 		       c->guest_port, why);
-	if (rst && c->state != C_HOST_LINE)
+	if (rst && c->state != C_HOST_LINE && c->state != C_DRAINING)
 		queue_ctrl(b, c->host_port, c->guest_port, VSOCK_OP_RST, 0);
 	if (c->registered)
 		epoll_ctl(b->epfd, EPOLL_CTL_DEL, c->fd, NULL);
@@ -127,6 +128,27 @@ static void maybe_done(struct backend *b, struct conn *c)
 		conn_kill(b, c, 1, NULL);
 }
 
+static void flush_pend(struct backend *b, struct conn *c);
+
+/*
+ * The guest is done with the connection (close() or RST).  What it sent
+ * before is still owed to the host socket, as a socket peer's data stays
+ * readable after its close: keep writing it, then close.
+ */
+static void conn_guest_gone(struct backend *b, struct conn *c, int rst)
+{
+	if (rst)
+		queue_ctrl(b, c->host_port, c->guest_port, VSOCK_OP_RST, 0);
+	flush_pend(b, c);
+	if (c->state == C_DEAD)
+		return;
+	if (!c->pend_len) {
+		conn_kill(b, c, 0, NULL);
+		return;
+	}
+	c->state = C_DRAINING;
+}
+
 static void flush_pend(struct backend *b, struct conn *c)
 {
 	while (c->pend_len) {
@@ -145,6 +167,10 @@ static void flush_pend(struct backend *b, struct conn *c)
 	}
 	if (!c->pend_len) {
 		c->pend_off = 0;
+		if (c->state == C_DRAINING) {
+			conn_kill(b, c, 0, NULL);
+			return;
+		}
 		if (c->guest_shut_send)
 			shutdown(c->fd, SHUT_WR);
 	}
@@ -325,9 +351,8 @@ static void guest_packet(struct backend *b, const struct vu_chain *ch)
 		if (h.flags & VSOCK_SHUTDOWN_SEND)
 			c->guest_shut_send = 1;
 		if (c->guest_shut_rcv && c->guest_shut_send) {
-			/* close(): hand the host what we hold, then reset. */
-			flush_pend(b, c);
-			conn_kill(b, c, 1, c->pend_len ? "guest closed with data undelivered" : NULL);
+			/* close(): RST completes it for the guest. */
+			conn_guest_gone(b, c, 1);
 			break;
 		}
 		if (c->guest_shut_send && !c->pend_len)
@@ -335,7 +360,7 @@ static void guest_packet(struct backend *b, const struct vu_chain *ch)
 		maybe_done(b, c);
 		break;
 	case VSOCK_OP_RST:
-		conn_kill(b, c, 0, NULL);
+		conn_guest_gone(b, c, 0);
 		break;
 	default:
 		conn_kill(b, c, 1, "unknown op");
