@@ -545,6 +545,34 @@ static void test_refusals(void **state)
 	tx_send(&r, NULL);
 	tx_wait();
 	assert_int_equal(rx_next(&h, NULL, 200), 0);
+	/* A chain shorter than a header, and a length beyond the buffer: dropped. */
+	d = F.tx_next_desc;
+	F.tx_next_desc = (F.tx_next_desc + 2) % QSZ;
+	put_desc(1, d, TXBUF_OFF, 20, 0, 0);
+	avail_add(1, d);
+	kick(1);
+	r = ghdr(8888, 6000, VSOCK_OP_RW, 100, 65536, 0);
+	d = F.tx_next_desc;
+	F.tx_next_desc = (F.tx_next_desc + 2) % QSZ;
+	vsock_hdr_encode(&r, gpa(TXBUF_OFF));
+	put_desc(1, d, TXBUF_OFF, VSOCK_HDR_SIZE + 10, 0, 0);	/* 10 of 100 */
+	avail_add(1, d);
+	kick(1);
+	tx_wait();
+	assert_int_equal(rx_next(&h, NULL, 200), 0);
+	/* Not a stream, an unknown op, data for no connection: RST each. */
+	r = ghdr(8889, 6000, VSOCK_OP_REQUEST, 0, 65536, 0);
+	r.type = 2;
+	tx_send(&r, NULL);
+	r = ghdr(8890, 6000, 99, 0, 65536, 0);
+	tx_send(&r, NULL);
+	r = ghdr(8891, 6000, VSOCK_OP_RW, 4, 65536, 0);
+	tx_send(&r, "data");
+	for (d = 8889; d <= 8891; d++) {
+		assert_int_equal(rx_next(&h, NULL, 2000), 1);
+		assert_int_equal(h.op, VSOCK_OP_RST);
+		assert_int_equal(h.dst_port, d);
+	}
 	/* A TX chain that loops: the TX queue stops, the device lives on. */
 	d = F.tx_next_desc;
 	put_desc(1, d, TXBUF_OFF, VSOCK_HDR_SIZE, VRING_DESC_F_NEXT, d + 1);
