@@ -18,11 +18,14 @@
 # Transfer size = payload * SCALE, at most CAP (the cover letter used
 # payload * 1 MiB capped at 2 GiB; TCG is ~100x slower).
 #
-# Default: 6 pairs, payloads 64 256 512 1K 4K 8K 16K 64K, SCALE 16384
-# (64 B -> 1 MiB), CAP 16M, 300 round trips per RTT size: 18 guest runs.
-# Measured on the shared 2-core lab host (results/2026-11-30-default): a
-# run takes 27 s (quiet host) to 157 s (load average 8-9), the whole
-# matrix 21 min that time; expect 10 min (idle) to ~45 min (busy).
+# Default: 8 pairs, payloads 64 256 512 1K 4K 8K 16K 64K, SCALE 65536
+# (64 B -> 4 MiB), CAP 64M, 300 round trips per RTT size: 24 guest runs.
+# Measured on the 2-core lab host: 18.5 min with the host otherwise
+# quiet (load average ~1.4, results/2026-11-30-quiet; runs of 40-60 s);
+# under a load average of 8-9 a run took up to 157 s and the results
+# drowned in noise (results/2026-11-30-default: 6 pairs, SCALE 16384,
+# CAP 16M).  Transfers shorter than ~1 s at the big payloads are
+# dominated by that noise, hence the larger SCALE/CAP.
 # --quick: payloads 64 and 4K, tiny
 # transfers (64 B -> 512 KiB, 4 KiB -> 2 MiB: just above the 256 KiB socket
 # buffer), one pair, RTT at 64 B only: 91 s measured, a few minutes on a
@@ -177,8 +180,8 @@ if [ "$QUICK" = 1 ]; then
 	: "${RTT_COUNT:=50}" "${LABEL:=quick}"
 	RTT_WANT="64" PP_WARMUP=5 RUN_TIMEOUT=300
 else
-	: "${PAIRS:=6}" "${PAYLOADS:=64 256 512 1K 4K 8K 16K 64K}"
-	: "${SCALE:=16384}" "${CAP:=16M}" "${RTT_COUNT:=300}" "${LABEL:=default}"
+	: "${PAIRS:=8}" "${PAYLOADS:=64 256 512 1K 4K 8K 16K 64K}"
+	: "${SCALE:=65536}" "${CAP:=64M}" "${RTT_COUNT:=300}" "${LABEL:=default}"
 	RTT_WANT="64 256 4096" PP_WARMUP=30 RUN_TIMEOUT=1200
 fi
 [[ "$PAIRS" =~ ^[1-9][0-9]*$ ]] || { echo "${0##*/}: --pairs needs a positive number, not '$PAIRS'" >&2; exit 2; }
