@@ -1,0 +1,57 @@
+#!/bin/sh
+# vhost-user-smoke.sh N1 N2 N3 - guest half of tests/vhost-user-smoke.sh
+# (the guest has a vhost-user-vsock-pci device served by
+# build/vhost-user-vsock on the host; the host half sends and receives):
+#   1. vb-recv on port 1234 receives N1 bytes host->guest (byte count),
+#      with the function tracer counting virtio_transport_rx_work() runs
+#   2. vu-stream on port 1235 receives N2 bytes host->guest, every byte
+#      checked against the stress stream, CRC32C printed
+#   3. vu-stream sends N3 bytes guest->host to CID 2 port 5000
+# Output in $RESULTS/vu-smoke/.  Exit 1 if any step fails.
+out=${RESULTS:?}/vu-smoke
+mkdir -p "$out" || exit 1
+[ $# -eq 3 ] || { echo "usage: vhost-user-smoke.sh N1 N2 N3" >&2; exit 2; }
+fails=0
+fail() {
+	echo "FAIL: $*"
+	fails=$((fails + 1))
+}
+
+ls /sys/bus/virtio/drivers/vmw_vsock_virtio_transport/ 2>/dev/null | grep -q virtio ||
+	fail "no virtio-vsock device bound to the virtio transport"
+grep -i virtio /proc/interrupts >"$out/interrupts-before.txt"
+
+t=/sys/kernel/tracing
+traced=0
+if [ -w $t/set_ftrace_filter ] &&
+   echo virtio_transport_rx_work >$t/set_ftrace_filter 2>/dev/null; then
+	echo 0 >$t/tracing_on
+	echo function >$t/current_tracer
+	echo 16384 >$t/buffer_size_kb
+	: >$t/trace
+	echo 1 >$t/tracing_on
+	traced=1
+fi
+echo "VU-SMOKE: receiving on 1234"
+vb-recv --port 1234 --expect-bytes "$1" >"$out/h2g-vb-recv.txt" 2>&1 ||
+	fail "vb-recv (host->guest, $1 bytes): $(tail -n 1 "$out/h2g-vb-recv.txt")"
+if [ $traced = 1 ]; then
+	echo 0 >$t/tracing_on
+	runs=$(grep -c 'virtio_transport_rx_work' $t/trace)
+	echo "virtio_transport_rx_work runs: $runs" | tee "$out/rx-work.txt"
+	echo nop >$t/current_tracer
+	[ "$runs" -gt 0 ] || fail "the virtio RX worker never ran"
+fi
+grep -i virtio /proc/interrupts >"$out/interrupts-after.txt"
+
+echo "VU-SMOKE: receiving on 1235"
+vu-stream recv --port 1235 --expect-bytes "$2" >"$out/h2g-stream.txt" 2>&1 ||
+	fail "vu-stream recv (host->guest, $2 bytes): $(tail -n 1 "$out/h2g-stream.txt")"
+
+echo "VU-SMOKE: sending to 2:5000"
+vu-stream send --cid 2 --port 5000 --bytes "$3" --buf-size 4K >"$out/g2h-stream.txt" 2>&1 ||
+	fail "vu-stream send (guest->host, $3 bytes): $(tail -n 1 "$out/g2h-stream.txt")"
+
+cat "$out"/*.txt
+[ $fails -eq 0 ] && echo "PASS: vhost-user smoke" && exit 0
+exit 1

@@ -1,0 +1,140 @@
+#!/bin/bash
+# vhost-user-smoke.sh [-k VARIANT] [-o OUTDIR] [-t TIMEOUT_S] [-c CID] [-p RX_PKT_MAX]:
+# host->guest and guest->host vsock traffic through build/vhost-user-vsock.
+#
+# Boots a lab kernel under QEMU TCG (the options of scripts/guest-run.sh)
+# with a vhost-user-vsock-pci device served by the back-end, guest memory
+# in a shared memfd, and runs tests/guest/vhost-user-smoke.sh inside:
+#   host `vhost-user-vsock send` -> guest vb-recv        (N1 bytes, 64 B writes)
+#   host `vhost-user-vsock send` -> guest vu-stream recv (N2 bytes, checked, CRC)
+#   guest vu-stream send -> host `vhost-user-vsock recv --verify` (N3 bytes)
+# Passes only if every byte count and CRC32C matches on both ends, the
+# guest's RX worker ran, the console has no splat, and the back-end exits
+# 0 after QEMU.  Exit 0 pass, 1 fail, 2 bad usage.
+set -uo pipefail
+. "$(dirname "$0")/../scripts/lib.sh"
+
+VARIANT=baseline OUTDIR= TIMEOUT=300 CID=3 PKT=65536
+N1=${VB_VU_N1:-4M} N2=${VB_VU_N2:-16M} N3=${VB_VU_N3:-8M}
+while getopts k:o:t:c:p:h opt; do
+	case $opt in
+	k) VARIANT=$OPTARG ;;
+	o) OUTDIR=$OPTARG ;;
+	t) TIMEOUT=$OPTARG ;;
+	c) CID=$OPTARG ;;
+	p) PKT=$OPTARG ;;
+	*) echo "usage: ${0##*/} [-k VARIANT] [-o OUTDIR] [-t TIMEOUT_S] [-c CID] [-p RX_PKT_MAX]" >&2; exit 2 ;;
+	esac
+done
+[[ "$TIMEOUT" =~ ^[1-9][0-9]*$ ]] || { echo "${0##*/}: bad timeout '$TIMEOUT'" >&2; exit 2; }
+[[ "$CID" =~ ^[1-9][0-9]*$ ]] && [ "$CID" -ge 3 ] || { echo "${0##*/}: bad CID '$CID'" >&2; exit 2; }
+variant_spec "$VARIANT" || exit 2
+for b in vhost-user-vsock vb-recv vu-stream; do
+	[ -x "$VB_ROOT/build/$b" ] || { echo "${0##*/}: build/$b missing (run make)" >&2; exit 2; }
+done
+KDIR=$("$VB_ROOT/scripts/kernel-build.sh" "$VARIANT") || exit 1
+
+[ -n "$OUTDIR" ] || OUTDIR=$(mktemp -d /tmp/vb-vu-smoke.XXXXXX)
+mkdir -p "$OUTDIR" && OUTDIR=$(cd "$OUTDIR" && pwd) || exit 1
+rm -f "$OUTDIR/.vb-exit" "$OUTDIR"/*.log "$OUTDIR"/host-*.txt
+# Unix socket paths must stay short (108 bytes): keep them in /tmp.
+sock=$(mktemp -d /tmp/vb-vu.XXXXXX)
+initrd="$sock/initrd.gz"
+pids=()
+cleanup() {
+	local p
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	rm -rf "$sock"
+}
+trap cleanup EXIT
+"$VB_ROOT/scripts/initramfs.sh" "$KDIR" "$initrd" \
+	"$VB_ROOT/tests/guest/vhost-user-smoke.sh" "$N1" "$N2" "$N3" || exit 1
+
+vu="$VB_ROOT/build/vhost-user-vsock"
+"$vu" --socket "$sock/vu.sock" --uds "$sock/uds" --guest-cid "$CID" --rx-pkt-max "$PKT" \
+	2>"$OUTDIR/backend.log" &
+backend=$!
+pids+=("$backend")
+# The guest->host receiver listens where the back-end will connect.
+"$vu" recv --listen "$sock/uds_5000" --verify --expect-bytes "$N3" \
+	>"$OUTDIR/host-recv-5000.txt" 2>&1 &
+hrecv=$!
+pids+=("$hrecv")
+for _ in $(seq 50); do [ -S "$sock/vu.sock" ] && [ -S "$sock/uds_5000" ] && break; sleep 0.1; done
+
+tsc_khz=$(awk -F: '/^cpu MHz/ { printf "%d", $2 * 1000; exit }' /proc/cpuinfo)
+qemu=(qemu-system-x86_64 -accel tcg -cpu max
+	-smp 2,sockets=2,cores=1,threads=1 -m 1024
+	-object memory-backend-memfd,id=mem,size=1024M,share=on -numa node,memdev=mem
+	-chardev socket,id=vu,path="$sock/vu.sock" -device vhost-user-vsock-pci,chardev=vu
+	-nographic -no-reboot -nodefaults -serial stdio
+	-kernel "$KDIR/bzImage" -initrd "$initrd"
+	-append "console=ttyS0 panic=-1 loglevel=6 tsc=reliable tsc_early_khz=$tsc_khz"
+	-virtfs "local,path=$OUTDIR,mount_tag=results,security_model=none,id=results")
+start=$(date +%s)
+timeout -k 5 "$TIMEOUT" "${qemu[@]}" </dev/null >"$OUTDIR/console.log" 2>&1 &
+qpid=$!
+pids+=("$qpid")
+
+# host_send PORT BYTES BUFSIZE OUT: retry while the guest is not listening
+# yet (the back-end closes our socket on the guest's RST).
+host_send() {
+	local deadline=$((start + TIMEOUT))
+	while [ "$(date +%s)" -lt "$deadline" ] && kill -0 "$qpid" 2>/dev/null; do
+		if "$vu" send --uds "$sock/uds" --port "$1" --bytes "$2" \
+			--buf-size "$3" >"$4" 2>"$4.err"; then
+			return 0
+		fi
+		sleep 0.5
+	done
+	return 1
+}
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+host_send 1234 "$N1" 64 "$OUTDIR/host-send-1234.txt" || fail "host send to guest port 1234: $(tail -n 1 "$OUTDIR/host-send-1234.txt.err" 2>/dev/null)"
+host_send 1235 "$N2" 64K "$OUTDIR/host-send-1235.txt" || fail "host send to guest port 1235: $(tail -n 1 "$OUTDIR/host-send-1235.txt.err" 2>/dev/null)"
+wait "$qpid"
+qrc=$?
+elapsed=$(($(date +%s) - start))
+# QEMU gone: the back-end must notice and exit cleanly.
+for _ in $(seq 50); do kill -0 "$backend" 2>/dev/null || break; sleep 0.1; done
+if kill -0 "$backend" 2>/dev/null; then
+	fail "back-end still running after QEMU exited"
+else
+	wait "$backend"; brc=$?
+	[ "$brc" = 0 ] || fail "back-end exit status $brc"
+fi
+wait "$hrecv"; hrc=$?
+
+splat='Kernel panic|Oops|BUG:|WARNING:|circular locking|recursive locking'
+splat+='|inconsistent lock state|general protection fault|soft lockup'
+splat+='|blocked for more than|rcu_.*detected stall|UBSAN:|Call Trace:'
+grep -Eq "$splat" "$OUTDIR/console.log" && fail "kernel splat: $(grep -E -m1 "$splat" "$OUTDIR/console.log")"
+grep -q '^VB-INIT:' "$OUTDIR/console.log" || fail "guest never reached /init (qemu exit $qrc)"
+grc=$(cat "$OUTDIR/.vb-exit" 2>/dev/null || echo none)
+[ "$grc" = 0 ] || fail "guest script exit '$grc' (qemu exit $qrc after ${elapsed}s)"
+[ "$hrc" = 0 ] || fail "host receiver (guest->host): $(tail -n 1 "$OUTDIR/host-recv-5000.txt")"
+
+val() { sed -n "s/^$2: *//p" "$1" 2>/dev/null | tail -n 1; }
+g=$OUTDIR/vu-smoke
+bytes() { numfmt --from=iec "$1"; }
+[ "$(val "$g/h2g-vb-recv.txt" 'total bytes received')" = "$(bytes "$N1")" ] ||
+	fail "vb-recv got '$(val "$g/h2g-vb-recv.txt" 'total bytes received')' bytes, host sent $(bytes "$N1")"
+[ -n "$(val "$OUTDIR/host-send-1235.txt" crc32c)" ] &&
+[ "$(val "$g/h2g-stream.txt" crc32c)" = "$(val "$OUTDIR/host-send-1235.txt" crc32c)" ] ||
+	fail "host->guest CRC: host sent $(val "$OUTDIR/host-send-1235.txt" crc32c), guest got $(val "$g/h2g-stream.txt" crc32c)"
+[ -n "$(val "$g/g2h-stream.txt" crc32c)" ] &&
+[ "$(val "$g/g2h-stream.txt" crc32c)" = "$(val "$OUTDIR/host-recv-5000.txt" crc32c)" ] ||
+	fail "guest->host CRC: guest sent $(val "$g/g2h-stream.txt" crc32c), host got $(val "$OUTDIR/host-recv-5000.txt" crc32c)"
+
+echo "host->guest vb-recv:   $(val "$g/h2g-vb-recv.txt" 'total bytes received') bytes, $(val "$g/h2g-vb-recv.txt" 'rx performance') (64 B host writes)"
+echo "host->guest vu-stream: $(val "$g/h2g-stream.txt" bytes) bytes checked, crc32c guest $(val "$g/h2g-stream.txt" crc32c) host $(val "$OUTDIR/host-send-1235.txt" crc32c), $(val "$g/h2g-stream.txt" gbps) Gbit/s"
+echo "guest->host vu-stream: $(val "$OUTDIR/host-recv-5000.txt" bytes) bytes checked, crc32c guest $(val "$g/g2h-stream.txt" crc32c) host $(val "$OUTDIR/host-recv-5000.txt" crc32c)"
+echo "$(cat "$g/rx-work.txt" 2>/dev/null)"
+echo "back-end: $(tail -n 1 "$OUTDIR/backend.log")"
+echo "results in $OUTDIR (${elapsed}s)"
+if [ "$fails" -ne 0 ]; then
+	echo "vhost-user smoke: FAILED ($fails)"; exit 1
+fi
+echo "vhost-user smoke: PASS"
