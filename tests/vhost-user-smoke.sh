@@ -8,9 +8,11 @@
 #   host `vhost-user-vsock send` -> guest vb-recv        (N1 bytes, 64 B writes)
 #   host `vhost-user-vsock send` -> guest vu-stream recv (N2 bytes, checked, CRC)
 #   guest vu-stream send -> host `vhost-user-vsock recv --verify` (N3 bytes)
+#   host `vhost-user-vsock send` -> guest vb-recv under `vsockbatch record`
 # Passes only if every byte count and CRC32C matches on both ends, the
-# guest's RX worker ran, the console has no splat, and the back-end exits
-# 0 after QEMU.  Exit 0 pass, 1 fail, 2 bad usage.
+# guest's RX worker ran, the tracer saw every data packet in RX batches
+# of length 1 on a baseline kernel and > 1 on a batched one (with -p <=
+# 1024), the console has no splat, and the back-end exits 0 after QEMU.  Exit 0 pass, 1 fail, 2 bad usage.
 set -uo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"
 
@@ -94,6 +96,7 @@ fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 host_send 1234 "$N1" 64 "$OUTDIR/host-send-1234.txt" || fail "host send to guest port 1234: $(tail -n 1 "$OUTDIR/host-send-1234.txt.err" 2>/dev/null)"
 host_send 1235 "$N2" 64K "$OUTDIR/host-send-1235.txt" || fail "host send to guest port 1235: $(tail -n 1 "$OUTDIR/host-send-1235.txt.err" 2>/dev/null)"
+host_send 1236 "$N1" 64 "$OUTDIR/host-send-1236.txt" || fail "host send to guest port 1236 (traced): $(tail -n 1 "$OUTDIR/host-send-1236.txt.err" 2>/dev/null)"
 wait "$qpid"
 qrc=$?
 elapsed=$(($(date +%s) - start))
@@ -128,10 +131,26 @@ bytes() { numfmt --from=iec "$1"; }
 [ "$(val "$g/g2h-stream.txt" crc32c)" = "$(val "$OUTDIR/host-recv-5000.txt" crc32c)" ] ||
 	fail "guest->host CRC: guest sent $(val "$g/g2h-stream.txt" crc32c), host got $(val "$OUTDIR/host-recv-5000.txt" crc32c)"
 
+# The point of the device: the guest's RX worker, batched or not.
+tmode=$(val "$g/h2g-trace-summary.txt" 'trace mode')
+tmean=$(val "$g/h2g-trace-summary.txt" 'trace mean_batch_pkts')
+trw=$(val "$g/h2g-trace-summary.txt" 'trace rw_pkts')
+[ -n "$trw" ] && [ "$trw" -ge $(( $(bytes "$N1") / PKT )) ] ||
+	fail "tracer saw ${trw:-no} data packets, expected >= $(( $(bytes "$N1") / PKT ))"
+case $tmode in
+baseline) awk "BEGIN { exit !(${tmean:-0} == 1) }" || fail "baseline kernel: mean RX batch $tmean, expected 1" ;;
+batched)
+	# Small packets arrive faster than one worker run drains them.
+	[ "$PKT" -gt 1024 ] || awk "BEGIN { exit !(${tmean:-0} > 1) }" ||
+		fail "batched kernel: mean RX batch ${tmean:-?} at ${PKT}-byte packets, expected > 1" ;;
+*) fail "tracer mode '$tmode' (baseline or batched expected)" ;;
+esac
+
 echo "host->guest vb-recv:   $(val "$g/h2g-vb-recv.txt" 'total bytes received') bytes, $(val "$g/h2g-vb-recv.txt" 'rx performance') (64 B host writes)"
 echo "host->guest vu-stream: $(val "$g/h2g-stream.txt" bytes) bytes checked, crc32c guest $(val "$g/h2g-stream.txt" crc32c) host $(val "$OUTDIR/host-send-1235.txt" crc32c), $(val "$g/h2g-stream.txt" gbps) Gbit/s"
 echo "guest->host vu-stream: $(val "$OUTDIR/host-recv-5000.txt" bytes) bytes checked, crc32c guest $(val "$g/g2h-stream.txt" crc32c) host $(val "$OUTDIR/host-recv-5000.txt" crc32c)"
 echo "$(cat "$g/rx-work.txt" 2>/dev/null)"
+echo "traced host->guest (vsockbatch):" $(cat "$g/h2g-trace-summary.txt" 2>/dev/null)
 echo "back-end: $(tail -n 1 "$OUTDIR/backend.log")"
 echo "results in $OUTDIR (${elapsed}s)"
 if [ "$fails" -ne 0 ]; then

@@ -7,6 +7,7 @@
 #   2. vu-stream on port 1235 receives N2 bytes host->guest, every byte
 #      checked against the stress stream, CRC32C printed
 #   3. vu-stream sends N3 bytes guest->host to CID 2 port 5000
+#   4. vb-recv on port 1236 receives N1 bytes under `vsockbatch record`
 # Output in $RESULTS/vu-smoke/.  Exit 1 if any step fails.
 out=${RESULTS:?}/vu-smoke
 mkdir -p "$out" || exit 1
@@ -51,6 +52,25 @@ vu-stream recv --port 1235 --expect-bytes "$2" >"$out/h2g-stream.txt" 2>&1 ||
 echo "VU-SMOKE: sending to 2:5000"
 vu-stream send --cid 2 --port 5000 --bytes "$3" --buf-size 4K >"$out/g2h-stream.txt" 2>&1 ||
 	fail "vu-stream send (guest->host, $3 bytes): $(tail -n 1 "$out/g2h-stream.txt")"
+
+# 4. the same host->guest path under the vsockbatch tracer: the RX runs of
+#    virtio_transport_rx_work() (batch length 1 on baseline, > 1 batched)
+echo "VU-SMOKE: traced receive on 1236"
+if vsockbatch record -o "$out/h2g-trace.json" --label path=vhost-user -- \
+	vb-recv --port 1236 --expect-bytes "$1" >"$out/h2g-traced.txt" 2>&1; then
+	vsockbatch report "$out/h2g-trace.json" >"$out/h2g-trace-report.txt" 2>&1 ||
+		fail "vsockbatch report"
+	vsockbatch report --json "$out/h2g-trace.json" >"$out/h2g-trace-report.json" 2>&1 ||
+		fail "vsockbatch report --json"
+	echo "trace mode: $(sed -n 's/^  "mode": "\([a-z]*\)".*/\1/p' "$out/h2g-trace-report.json")" \
+		>"$out/h2g-trace-summary.txt"
+	for k in pkts rw_pkts batches mean_batch_pkts; do
+		v=$(sed -n "s/^    \"$k\": \([^,]*\),\{0,1\}\$/\1/p" "$out/h2g-trace-report.json" | head -n 1)
+		echo "trace $k: $v"
+	done >>"$out/h2g-trace-summary.txt"
+else
+	fail "traced vb-recv: $(tail -n 2 "$out/h2g-traced.txt")"
+fi
 
 cat "$out"/*.txt
 [ $fails -eq 0 ] && echo "PASS: vhost-user smoke" && exit 0
