@@ -9,6 +9,8 @@
 #   host `vhost-user-vsock send` -> guest vu-stream recv (N2 bytes, checked, CRC)
 #   guest vu-stream send -> host `vhost-user-vsock recv --verify` (N3 bytes)
 #   host `vhost-user-vsock send` -> guest vb-recv under `vsockbatch record`
+#   then five connections at once, both directions, 64 B and 64 KiB writes,
+#   one closed by the guest mid-stream (the host sender must get an error)
 # Passes only if every byte count and CRC32C matches on both ends, the
 # guest's RX worker ran, the tracer saw every data packet in RX batches
 # of length 1 on a baseline kernel and > 1 on a batched one (with -p <=
@@ -63,7 +65,16 @@ pids+=("$backend")
 	>"$OUTDIR/host-recv-5000.txt" 2>&1 &
 hrecv=$!
 pids+=("$hrecv")
-for _ in $(seq 50); do [ -S "$sock/vu.sock" ] && [ -S "$sock/uds_5000" ] && break; sleep 0.1; done
+# ... and for the concurrent guest->host streams (64 B and 64 KiB writes).
+"$vu" recv --listen "$sock/uds_5001" --verify --expect-bytes "$N1" \
+	>"$OUTDIR/host-recv-5001.txt" 2>&1 &
+hrecv1=$!
+"$vu" recv --listen "$sock/uds_5002" --verify --expect-bytes "$N3" \
+	>"$OUTDIR/host-recv-5002.txt" 2>&1 &
+hrecv2=$!
+pids+=("$hrecv1" "$hrecv2")
+for _ in $(seq 50); do [ -S "$sock/vu.sock" ] && [ -S "$sock/uds_5000" ] &&
+	[ -S "$sock/uds_5001" ] && [ -S "$sock/uds_5002" ] && break; sleep 0.1; done
 
 tsc_khz=$(awk -F: '/^cpu MHz/ { printf "%d", $2 * 1000; exit }' /proc/cpuinfo)
 qemu=(qemu-system-x86_64 -accel tcg -cpu max
@@ -80,7 +91,8 @@ qpid=$!
 pids+=("$qpid")
 
 # host_send PORT BYTES BUFSIZE OUT: retry while the guest is not listening
-# yet (the back-end closes our socket on the guest's RST).
+# yet (the back-end closes our socket on the guest's RST before "OK");
+# any other failure is final.
 host_send() {
 	local deadline=$((start + TIMEOUT))
 	while [ "$(date +%s)" -lt "$deadline" ] && kill -0 "$qpid" 2>/dev/null; do
@@ -88,6 +100,7 @@ host_send() {
 			--buf-size "$3" >"$4" 2>"$4.err"; then
 			return 0
 		fi
+		grep -q 'connection refused or reset' "$4.err" || return 1
 		sleep 0.5
 	done
 	return 1
@@ -97,6 +110,20 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 host_send 1234 "$N1" 64 "$OUTDIR/host-send-1234.txt" || fail "host send to guest port 1234: $(tail -n 1 "$OUTDIR/host-send-1234.txt.err" 2>/dev/null)"
 host_send 1235 "$N2" 64K "$OUTDIR/host-send-1235.txt" || fail "host send to guest port 1235: $(tail -n 1 "$OUTDIR/host-send-1235.txt.err" 2>/dev/null)"
 host_send 1236 "$N1" 64 "$OUTDIR/host-send-1236.txt" || fail "host send to guest port 1236 (traced): $(tail -n 1 "$OUTDIR/host-send-1236.txt.err" 2>/dev/null)"
+# Concurrent: three host senders at once (the guest's 5001/5002 senders
+# run at the same time); the guest closes 1303 after 1 MiB of 64 MiB, so
+# that sender must fail with a write error, not hang.
+host_send 1301 "$N2" 64K "$OUTDIR/host-send-1301.txt" & s1=$!
+host_send 1302 "$N1" 64 "$OUTDIR/host-send-1302.txt" & s2=$!
+host_send 1303 64M 4K "$OUTDIR/host-send-1303.txt" & s3=$!
+wait $s1 || fail "host send to 1301: $(tail -n 1 "$OUTDIR/host-send-1301.txt.err")"
+wait $s2 || fail "host send to 1302: $(tail -n 1 "$OUTDIR/host-send-1302.txt.err")"
+if wait $s3; then
+	fail "host send to 1303 finished although the guest closed after 1 MiB"
+else
+	grep -q 'write at byte' "$OUTDIR/host-send-1303.txt.err" ||
+		fail "host send to 1303: $(tail -n 1 "$OUTDIR/host-send-1303.txt.err")"
+fi
 wait "$qpid"
 qrc=$?
 elapsed=$(($(date +%s) - start))
@@ -109,6 +136,8 @@ else
 	[ "$brc" = 0 ] || fail "back-end exit status $brc"
 fi
 wait "$hrecv"; hrc=$?
+wait "$hrecv1" || fail "host receiver 5001 (guest->host, 64 B writes): $(tail -n 1 "$OUTDIR/host-recv-5001.txt")"
+wait "$hrecv2" || fail "host receiver 5002 (guest->host, 64 KiB writes): $(tail -n 1 "$OUTDIR/host-recv-5002.txt")"
 
 splat='Kernel panic|Oops|BUG:|WARNING:|circular locking|recursive locking'
 splat+='|inconsistent lock state|general protection fault|soft lockup'
@@ -131,6 +160,17 @@ bytes() { numfmt --from=iec "$1"; }
 [ "$(val "$g/g2h-stream.txt" crc32c)" = "$(val "$OUTDIR/host-recv-5000.txt" crc32c)" ] ||
 	fail "guest->host CRC: guest sent $(val "$g/g2h-stream.txt" crc32c), host got $(val "$OUTDIR/host-recv-5000.txt" crc32c)"
 
+# Concurrent streams: CRCs equal on both ends.
+for pair in "c1301.txt host-send-1301.txt" "c1302.txt host-send-1302.txt" \
+	    "c5001.txt ../host-recv-5001.txt" "c5002.txt ../host-recv-5002.txt"; do
+	set -- $pair
+	a=$(val "$g/$1" crc32c)
+	b=$(val "$OUTDIR/${2#../}" crc32c)
+	[ -n "$a" ] && [ "$a" = "$b" ] || fail "concurrent ${1%.txt}: guest crc32c '$a', host '$b'"
+done
+[ "$(val "$g/c1303.txt" bytes)" = 1048576 ] ||
+	fail "guest closing 1303 mid-stream: read '$(val "$g/c1303.txt" bytes)' checked bytes, expected 1048576"
+
 # The point of the device: the guest's RX worker, batched or not.
 tmode=$(val "$g/h2g-trace-summary.txt" 'trace mode')
 tmean=$(val "$g/h2g-trace-summary.txt" 'trace mean_batch_pkts')
@@ -151,6 +191,7 @@ echo "host->guest vu-stream: $(val "$g/h2g-stream.txt" bytes) bytes checked, crc
 echo "guest->host vu-stream: $(val "$OUTDIR/host-recv-5000.txt" bytes) bytes checked, crc32c guest $(val "$g/g2h-stream.txt" crc32c) host $(val "$OUTDIR/host-recv-5000.txt" crc32c)"
 echo "$(cat "$g/rx-work.txt" 2>/dev/null)"
 echo "traced host->guest (vsockbatch):" $(cat "$g/h2g-trace-summary.txt" 2>/dev/null)
+echo "concurrent: 1301 $(val "$g/c1301.txt" bytes) B, 1302 $(val "$g/c1302.txt" bytes) B (64 B writes), 1303 closed by the guest at $(val "$g/c1303.txt" bytes) B (host: $(tail -n 1 "$OUTDIR/host-send-1303.txt.err")), 5001 $(val "$OUTDIR/host-recv-5001.txt" bytes) B (64 B writes), 5002 $(val "$OUTDIR/host-recv-5002.txt" bytes) B; CRCs match"
 echo "back-end: $(tail -n 1 "$OUTDIR/backend.log")"
 echo "results in $OUTDIR (${elapsed}s)"
 if [ "$fails" -ne 0 ]; then

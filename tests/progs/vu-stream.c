@@ -6,7 +6,8 @@
  *   vu-stream recv --port P [--expect-bytes N] [--seed S] [--recv-size N]
  *       accept one connection, read to EOF, check each byte against the
  *       stress stream (tools/lib/stress_verify.h, seed S, flow 0) that
- *       `vhost-user-vsock send` writes on the host
+ *       `vhost-user-vsock send` writes on the host; --close-after N closes
+ *       the connection after N checked bytes, with the peer still sending
  *   vu-stream send --cid C --port P --bytes N [--buf-size N] [--seed S]
  *       connect and write that stream (for `vhost-user-vsock recv --verify`)
  * Both print bytes, seconds, Gbit/s and the CRC32C of the stream, which
@@ -31,6 +32,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "Usage: " PROG " recv --port P [--expect-bytes N] [--recv-size N] [--seed S]\n"
+"                      [--close-after N]   (close mid-stream after N bytes)\n"
 "       " PROG " send --cid C --port P --bytes N [--buf-size N] [--seed S]\n"
 "A vsock stream of the stress pattern, every byte checked on receive.\n"
 "Sizes take K, M, G suffixes.  Exit 0 ok, 1 mismatch/error, 2 bad usage.\n");
@@ -53,11 +55,13 @@ int main(int argc, char **argv)
 		{ "buf-size", required_argument, NULL, 's' },
 		{ "recv-size", required_argument, NULL, 'r' },
 		{ "seed", required_argument, NULL, 'S' },
+		{ "close-after", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t port = 1234, cid = UINT64_MAX, bytes = UINT64_MAX, seed = 1;
 	uint64_t expect = UINT64_MAX, bufsz = 64 << 10, total = 0, t0 = 0, t1, key;
+	uint64_t close_after = UINT64_MAX;
 	uint8_t *buf, *want;
 	uint32_t crc = 0;
 	int sending, c, fd, lfd;
@@ -100,6 +104,10 @@ int main(int argc, char **argv)
 		case 'S':
 			if (bench_parse_u64(optarg, UINT64_MAX, &seed))
 				return bad("seed", optarg);
+			break;
+		case 'C':
+			if (bench_parse_size(optarg, &close_after))
+				return bad("close-after", optarg);
 			break;
 		case 'h':
 			usage(stdout);
@@ -163,7 +171,14 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		for (;;) {
-			ssize_t n = recv(fd, buf, bufsz, 0);
+			size_t want_n = bufsz;
+			ssize_t n;
+
+			if (total >= close_after)
+				break;	/* close with the peer still sending */
+			if (close_after - total < want_n)
+				want_n = close_after - total;
+			n = recv(fd, buf, want_n, 0);
 
 			if (n < 0 && errno == EINTR)
 				continue;
