@@ -14,9 +14,12 @@ command -v tmux >/dev/null || { echo "top-tmux: tmux missing (make deps)" >&2; e
 [ -f "$REPLAY" ] || { echo "top-tmux: replay file $REPLAY missing" >&2; exit 1; }
 
 tmp=$(mktemp -d /tmp/vb-toptmux.XXXXXX)
-sock=$tmp/tmux.sock
+# A fresh tmux server (socket) per scenario: reusing one right after
+# kill-server races with its exit.
+n=0
+sock=$tmp/tmux.0.sock
 T() { tmux -S "$sock" "$@"; }
-trap 'T kill-server 2>/dev/null; rm -rf "$tmp"' EXIT
+trap 'for s in "$tmp"/tmux.*.sock; do tmux -S "$s" kill-server 2>/dev/null; done; rm -rf "$tmp"' EXIT
 passed=0 failed=0
 check() { # check DESCRIPTION COMMAND...
 	local d=$1
@@ -54,6 +57,8 @@ wait_exit() {
 start() {
 	rm -f "$tmp/rc" "$tmp/stty.before" "$tmp/stty.after"
 	T kill-server 2>/dev/null
+	n=$((n + 1))
+	sock=$tmp/tmux.$n.sock
 	T new-session -d -s vb -x 120 -y 30 \
 		"stty -a >$tmp/stty.before; $TOP --replay $REPLAY; echo \$? >$tmp/rc; stty -a >$tmp/stty.after; sleep 30"
 	wait_for "vsockbatch top"
@@ -95,8 +100,11 @@ check "Ctrl-C quits with exit 0" exited0
 check "Ctrl-C restores the terminal" restored
 
 start >/dev/null
-pid=$(pgrep -n -f -- "--replay $REPLAY")
-kill -TERM "$pid" 2>/dev/null
+# The program is the child of the pane's shell (matching on the command
+# line would also hit the tmux server, whose argv holds that command).
+pane=$(T display-message -p -t vb '#{pane_pid}')
+pid=$(pgrep -P "${pane:-0}" -x vsockbatch-top)
+[ -n "$pid" ] && kill -TERM "$pid"
 check "SIGTERM quits with exit 0" exited0
 check "SIGTERM restores the terminal" restored
 
