@@ -767,6 +767,37 @@ static void test_guest_close_drains(void **state)
 	unlink(path);
 }
 
+/* The device stops (GET_VRING_BASE): host sockets of its connections end. */
+static void test_device_stop(void **state)
+{
+	struct vsock_hdr h, r;
+	uint8_t p[8], c;
+	int fd, k;
+
+	(void)state;
+	fd = connect_unix(F.uds);
+	assert_int_equal(write(fd, "CONNECT 77\n", 11), 11);
+	assert_int_equal(rx_next(&h, NULL, 2000), 1);
+	r = ghdr(77, h.src_port, VSOCK_OP_RESPONSE, 0, 65536, 0);
+	tx_send(&r, NULL);
+	for (k = 0; k < 31; k++) {
+		assert_int_equal(read(fd, p, 1), 1);
+		if (p[0] == '\n')
+			break;
+	}
+	send_state(VU_GET_VRING_BASE, 0, 0);
+	recv_reply(VU_GET_VRING_BASE, p, 8);
+	assert_int_equal(vu_le32(p), 0);
+	assert_int_equal(vu_le32(p + 4), F.rx_last_used + 0u);	/* all we consumed */
+	{
+		struct pollfd pf = { .fd = fd, .events = POLLIN };
+
+		assert_int_equal(poll(&pf, 1, 2000), 1);	/* no hang if it stays open */
+	}
+	assert_int_equal(read(fd, &c, 1), 0);	/* EOF: the back-end closed it */
+	close(fd);
+}
+
 /* --rx-pkt-max caps every packet to the guest. */
 static void test_pkt_max(void **state)
 {
@@ -826,6 +857,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_guest_close_drains, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pkt_max, setup_pkt64, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_message, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_device_stop, setup, teardown),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

@@ -150,6 +150,13 @@ static int on_vu_message(struct backend *b)
 		       strerror(errno));
 		return -1;
 	}
+	if (m.request == VU_GET_VRING_BASE || m.request == VU_RESET_OWNER) {
+		/*
+		 * The device stops (driver reset, guest reboot, QEMU exit): the
+		 * guest's sockets are gone with it, so are ours.
+		 */
+		vsock_close_all(b);
+	}
 	if (changed) {
 		/* A queue may have just started with buffers already in it. */
 		vsock_on_tx_kick(b);
