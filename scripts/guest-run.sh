@@ -7,6 +7,9 @@
 # script's own, or
 #   2  bad usage           3  kernel splat (oops, BUG, WARNING, lockdep...)
 #   4  timeout / hang      5  the guest never reached /init
+# With -U the guest also gets a vhost-user-vsock-pci device served by
+# build/vhost-user-vsock (host<->guest vsock through the guest's virtio RX
+# worker), and -H runs a host-side command next to the guest.
 # Never -accel kvm: this machine's KVM is a PVM hypervisor on which stock
 # kernels hang.
 set -uo pipefail
@@ -23,13 +26,21 @@ usage: ${0##*/} -k VARIANT [-s SMP] [-m MEM_MB] [-t TIMEOUT_S] [-o OUTDIR]
   -o OUTDIR   results directory (default: a new one under /tmp)
   -e K=V      environment variable for SCRIPT (repeatable)
   -v          also copy the console to stderr
+  -U          attach a vhost-user-vsock-pci device (build/vhost-user-vsock)
+  -c CID      its guest CID (default 3)
+  -P BYTES    its largest packet to the guest (back-end --rx-pkt-max)
+  -H COMMAND  host-side command (bash -c), started once the guest reached
+              /init; env VB_UDS = the device's host endpoint (write
+              "CONNECT <port>"), VB_OUTDIR; output in OUTDIR/host.log.
+              The run fails if it fails.
 USAGE
 	exit 2
 }
 
 VARIANT= KDIR= SMP=2 MEM=1024 TIMEOUT=600 OUTDIR= VERBOSE=0
+VU=0 VU_CID=3 VU_PKT= HOSTCMD=
 VB_GUEST_ENV=
-while getopts k:K:s:m:t:o:e:vh opt; do
+while getopts k:K:s:m:t:o:e:vUc:P:H:h opt; do
 	case $opt in
 	k) VARIANT=$OPTARG ;;
 	K) KDIR=$OPTARG ;;
@@ -39,6 +50,10 @@ while getopts k:K:s:m:t:o:e:vh opt; do
 	o) OUTDIR=$OPTARG ;;
 	e) VB_GUEST_ENV+="$OPTARG"$'\n' ;;
 	v) VERBOSE=1 ;;
+	U) VU=1 ;;
+	c) VU_CID=$OPTARG ;;
+	P) VU_PKT=$OPTARG ;;
+	H) HOSTCMD=$OPTARG ;;
 	*) usage ;;
 	esac
 done
@@ -50,6 +65,14 @@ for n in "$SMP" "$MEM" "$TIMEOUT"; do
 	[[ "$n" =~ ^[1-9][0-9]*$ ]] || { echo "${0##*/}: '$n' is not a positive number" >&2; exit 2; }
 done
 [ -f "$SCRIPT" ] || { echo "${0##*/}: guest script '$SCRIPT' not found" >&2; exit 2; }
+if [ "$VU" = 1 ]; then
+	[[ "$VU_CID" =~ ^[0-9]+$ ]] && [ "$VU_CID" -ge 3 ] ||
+		{ echo "${0##*/}: guest CID must be a number >= 3, not '$VU_CID'" >&2; exit 2; }
+	[ -z "$VU_PKT" ] || [[ "$VU_PKT" =~ ^[1-9][0-9]*$ ]] ||
+		{ echo "${0##*/}: -P needs a byte count, not '$VU_PKT'" >&2; exit 2; }
+	[ -x "$VB_ROOT/build/vhost-user-vsock" ] ||
+		{ echo "${0##*/}: build/vhost-user-vsock missing (run make)" >&2; exit 2; }
+fi
 if [ -z "$KDIR" ]; then
 	[ -n "$VARIANT" ] || usage
 	variant_spec "$VARIANT" || exit 2
@@ -61,8 +84,17 @@ fi
 mkdir -p "$OUTDIR" || exit 1
 OUTDIR=$(cd "$OUTDIR" && pwd)
 rm -f "$OUTDIR/.vb-exit" "$OUTDIR/console.log"
-initrd=$(mktemp /tmp/vb-initrd.XXXXXX)
-trap 'rm -f "$initrd"' EXIT
+# Unix socket paths must stay short (108 bytes): keep them in /tmp.
+work=$(mktemp -d /tmp/vb-run.XXXXXX)
+initrd=$work/initrd.gz
+bgpids=()
+cleanup() {
+	local p
+	for p in "${bgpids[@]}"; do kill "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	rm -rf "$work"
+}
+trap cleanup EXIT
 export VB_GUEST_ENV
 "$VB_ROOT/scripts/initramfs.sh" "$KDIR" "$initrd" "$SCRIPT" "$@" || exit 1
 
@@ -80,14 +112,48 @@ qemu=(qemu-system-x86_64 -accel tcg -cpu max
 	-kernel "$KDIR/bzImage" -initrd "$initrd"
 	-append "console=ttyS0 panic=-1 loglevel=6 tsc=reliable tsc_early_khz=$tsc_khz"
 	-virtfs "local,path=$OUTDIR,mount_tag=results,security_model=none,id=results")
+if [ "$VU" = 1 ]; then
+	# vhost-user needs guest memory the back-end can map: a shared memfd.
+	qemu+=(-object "memory-backend-memfd,id=mem,size=${MEM}M,share=on"
+		-numa node,memdev=mem
+		-chardev "socket,id=vu,path=$work/vu.sock"
+		-device vhost-user-vsock-pci,chardev=vu)
+	vuargs=(--socket "$work/vu.sock" --uds "$work/uds" --guest-cid "$VU_CID")
+	[ -z "$VU_PKT" ] || vuargs+=(--rx-pkt-max "$VU_PKT")
+	"$VB_ROOT/build/vhost-user-vsock" "${vuargs[@]}" 2>"$OUTDIR/backend.log" &
+	backend=$!
+	bgpids+=("$backend")
+	for _ in $(seq 50); do [ -S "$work/vu.sock" ] && break; sleep 0.1; done
+	[ -S "$work/vu.sock" ] ||
+		{ echo "${0##*/}: vhost-user back-end did not start (see $OUTDIR/backend.log)" >&2; exit 1; }
+fi
 
 start=$(date +%s)
-if [ "$VERBOSE" = 1 ]; then
-	timeout -k 5 "$TIMEOUT" "${qemu[@]}" </dev/null 2>&1 | tee "$log" >&2
-	qrc=${PIPESTATUS[0]}
-else
-	timeout -k 5 "$TIMEOUT" "${qemu[@]}" </dev/null >"$log" 2>&1
-	qrc=$?
+: >"$log"
+timeout -k 5 "$TIMEOUT" "${qemu[@]}" </dev/null >"$log" 2>&1 &
+qpid=$!
+[ "$VERBOSE" = 1 ] && { tail -f "$log" --pid "$qpid" >&2 & }
+hrc=
+if [ -n "$HOSTCMD" ]; then
+	# The host side starts once the guest is up; it finds the device's
+	# host endpoint in VB_UDS and must itself retry until the guest
+	# listens.  Its status is kept for after the guest has stopped.
+	(
+		while ! grep -q '^VB-INIT:' "$log" 2>/dev/null; do
+			kill -0 "$qpid" 2>/dev/null || exit 125
+			sleep 0.2
+		done
+		VB_UDS="$work/uds" VB_OUTDIR="$OUTDIR" bash -c "$HOSTCMD"
+	) >"$OUTDIR/host.log" 2>&1 &
+	hpid=$!
+	bgpids+=("$hpid")
+fi
+wait "$qpid"
+qrc=$?
+if [ -n "$HOSTCMD" ]; then
+	wait "$hpid"
+	hrc=$?
+	echo "$hrc" >"$OUTDIR/host.exit"
 fi
 elapsed=$(($(date +%s) - start))
 
@@ -121,6 +187,11 @@ if [ ! -f "$OUTDIR/.vb-exit" ]; then
 fi
 rc=$(cat "$OUTDIR/.vb-exit")
 [[ "$rc" =~ ^[0-9]+$ ]] || fail "unreadable exit status '$rc'" 1
+if [ -n "$hrc" ] && [ "$hrc" != 0 ] && [ "$rc" = 0 ]; then
+	echo "${0##*/}: host command failed (exit $hrc); its output:" >&2
+	tail -n 10 "$OUTDIR/host.log" | sed 's/^/  | /' >&2
+	rc=1
+fi
 echo "${0##*/}: script exit $rc after ${elapsed}s; results in $OUTDIR" >&2
 echo "$OUTDIR"
 exit "$rc"

@@ -37,6 +37,8 @@ expect "runner: unknown variant" 2 "unknown kernel variant" \
 	"$ROOT/scripts/guest-run.sh" -k nosuch "$ROOT/tests/guest/vsock_test.sh"
 expect "runner: bad vCPU count" 2 "not a positive number" \
 	"$ROOT/scripts/guest-run.sh" -k baseline -s 0 "$ROOT/tests/guest/vsock_test.sh"
+expect "runner: vhost-user device with a reserved CID" 2 "CID must be a number >= 3" \
+	"$ROOT/scripts/guest-run.sh" -k baseline -U -c 2 "$ROOT/tests/guest/vsock_test.sh"
 expect "runner: missing script" 2 "not found" \
 	"$ROOT/scripts/guest-run.sh" -k baseline /nonexistent.sh
 

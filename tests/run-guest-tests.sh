@@ -106,6 +106,19 @@ if [ "${VB_CHECK_VHOST_USER:-1}" = 1 ]; then
 			tail -n 15 "$OUT/vhost-user-$v.log"
 			verdict FAIL "$v: vhost-user smoke ($OUT/vhost-user-$v.log)"
 		fi
+		# The runner's own device option: guest-run.sh -U with a
+		# host-side sender (-H), 1 MiB host->guest in 64 B writes.
+		send="for i in \$(seq 60); do '$ROOT/build/vhost-user-vsock' send"
+		send+=" --uds \"\$VB_UDS\" --port 1234 --bytes 1M --buf-size 64"
+		send+=" && exit 0; sleep 0.5; done; exit 1"
+		if "$ROOT/scripts/guest-run.sh" -k "$v" -t 300 -U -H "$send" \
+		    -o "$OUT/h2g-$v" "$ROOT/tests/guest/h2g-recv.sh" 1M \
+		    >/dev/null 2>"$OUT/h2g-$v.log"; then
+			verdict PASS "$v: guest-run.sh -U -H: host->guest 1 MiB through the device"
+		else
+			tail -n 8 "$OUT/h2g-$v.log"
+			verdict FAIL "$v: guest-run.sh -U -H ($OUT/h2g-$v.log)"
+		fi
 	done
 fi
 
