@@ -48,11 +48,9 @@ get() { # get VARIANT FILE JQ
 echo
 echo "vsockbatch lab: $(uname -m) host, QEMU TCG, $SMP vCPUs, loopback (CID 1); $OUT"
 row "" baseline patched change
-for v in baseline patched; do
-	eval "vt_$v=\"\$(get $v vsock_test.json '\"\\(.passed)/\\(.total)\"')\""
-done
-# shellcheck disable=SC2154
-row "vsock_test passed" "$vt_baseline" "$vt_patched" ""
+row "vsock_test passed" \
+	"$(get baseline vsock_test.json '"\(.passed)/\(.total)"')" \
+	"$(get patched vsock_test.json '"\(.passed)/\(.total)"')" ""
 for s in "${SIZES[@]}"; do
 	size=${s%%:*}
 	sel=".[] | select(.size == \"$size\")"
