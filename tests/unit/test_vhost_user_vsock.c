@@ -12,7 +12,10 @@
  * data through, credit updates from the device, SHUTDOWN -> EOF and RST,
  * a guest close() with data the host has not read yet (still delivered);
  * a connect to a port nobody listens on -> RST; a packet with a foreign
- * CID is dropped; a looping TX chain stops that queue but not the device.
+ * CID is dropped; a looping TX chain stops that queue but not the device;
+ * a host answering a guest connection (the back-end must not block reading
+ * it), a host listener with a full backlog (RST, no stall), RX buffers
+ * with room for a header only (handed back, no false EOF).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -348,9 +351,20 @@ static int teardown(void **state)
 
 	(void)state;
 	close(F.vu);
-	/* The back-end exits 0 when its front-end goes away. */
-	if (F.pid > 0)
-		waitpid(F.pid, &status, 0);
+	/*
+	 * The back-end exits 0 when its front-end goes away.  One stuck in a
+	 * blocking call never sees that: give it 5 s, then kill it (a fail).
+	 */
+	if (F.pid > 0) {
+		int i;
+
+		for (i = 0; i < 500 && waitpid(F.pid, &status, WNOHANG) == 0; i++)
+			usleep(10000);
+		if (i == 500) {
+			kill(F.pid, SIGKILL);
+			waitpid(F.pid, &status, 0);
+		}
+	}
 	munmap(F.mem, MEM_SIZE);
 	close(F.memfd);
 	close(F.kick[0]);
@@ -767,6 +781,143 @@ static void test_guest_close_drains(void **state)
 	unlink(path);
 }
 
+/*
+ * Guest -> host where the host answers.  The back-end serves every
+ * connection from one thread, so it must read the host socket without
+ * blocking: after the answer it must still take the guest's next packet
+ * (it used to block in read() on a connection it had opened itself).  And
+ * a host listener whose backlog is full refuses the guest (RST) instead of
+ * stalling the device in connect() until the host program accepts.
+ */
+static void test_guest_to_host_reply(void **state)
+{
+	static uint8_t got[RXBUF];
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char path[128], buf[16];
+	struct vsock_hdr h, r;
+	struct pollfd p;
+	int lfd, fd, full, i, resp = 0, rst = 0;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s_5002", F.uds);
+	lfd = listen_unix(path);
+	r = ghdr(7100, 5002, VSOCK_OP_REQUEST, 0, 65536, 0);
+	tx_send(&r, NULL);
+	assert_int_equal(rx_next(&h, NULL, 2000), 1);
+	assert_int_equal(h.op, VSOCK_OP_RESPONSE);
+	fd = accept(lfd, NULL, NULL);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "ping", 4), 4);
+	assert_int_equal(rx_next(&h, got, 2000), 1);
+	assert_int_equal(h.op, VSOCK_OP_RW);
+	assert_int_equal(h.len, 4);
+	assert_memory_equal(got, "ping", 4);
+	r = ghdr(7100, 5002, VSOCK_OP_RW, 4, 65536, 4);
+	tx_send(&r, "pong");
+	p = (struct pollfd){ .fd = fd, .events = POLLIN };
+	assert_int_equal(poll(&p, 1, 2000), 1);
+	assert_int_equal(read(fd, buf, sizeof(buf)), 4);
+	assert_memory_equal(buf, "pong", 4);
+
+	/* Backlog 0: one connection may wait to be accepted, no more. */
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s_5003", F.uds);
+	full = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_int_equal(bind(full, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(listen(full, 0), 0);
+	for (i = 0; i < 4; i++) {
+		r = ghdr(7200 + i, 5003, VSOCK_OP_REQUEST, 0, 65536, 0);
+		tx_send(&r, NULL);
+		assert_int_equal(rx_next(&h, NULL, 2000), 1);
+		assert_int_equal(h.dst_port, 7200 + i);
+		resp += h.op == VSOCK_OP_RESPONSE;
+		rst += h.op == VSOCK_OP_RST;
+	}
+	assert_int_equal(resp + rst, 4);
+	assert_true(resp >= 1 && rst >= 1);
+	close(full);
+	unlink(sa.sun_path);
+	close(fd);
+	close(lfd);
+	unlink(path);
+}
+
+/*
+ * RX buffers with room for a header only, while the host has data: the
+ * back-end must hand them back unused and wait for bigger ones (it used
+ * to read 0 bytes into them, take that for the host's EOF and send
+ * SHUTDOWN, cutting the stream).
+ */
+static void test_header_only_rx(void **state)
+{
+	static uint8_t got[RXBUF], data[1000];
+	uint8_t *used = gpa(RING_OFF(0) + 0x800);
+	struct vsock_hdr h, r;
+	uint32_t port, k;
+	char line[32];
+	int fd, i;
+
+	(void)state;
+	for (k = 0; k < sizeof(data); k++)
+		data[k] = pat(k);
+	fd = connect_unix(F.uds);
+	assert_int_equal(write(fd, "CONNECT 4444\n", 13), 13);
+	assert_int_equal(rx_next(&h, NULL, 2000), 1);
+	assert_int_equal(h.op, VSOCK_OP_REQUEST);
+	port = h.src_port;
+	r = ghdr(4444, port, VSOCK_OP_RESPONSE, 0, 65536, 0);
+	tx_send(&r, NULL);
+	for (k = 0; k < 31; k++) {
+		assert_int_equal(read(fd, line + k, 1), 1);
+		if (line[k] == '\n')
+			break;
+	}
+	/* Use up every RX buffer (RSTs for a port nobody listens on)... */
+	for (i = 0; i < (int)QSZ; i++) {
+		r = ghdr(9000 + i, 6001, VSOCK_OP_REQUEST, 0, 65536, 0);
+		tx_send(&r, NULL);
+		tx_wait();
+	}
+	for (i = 0; i < (int)QSZ; i++) {
+		while (used_idx(0) == F.rx_last_used)
+			usleep(1000);
+		F.rx_last_used++;
+	}
+	/* ...then offer eight header-sized ones while the host writes. */
+	for (i = 0; i < 8; i++) {
+		put_desc(0, i, RXBUF_OFF + i * RXBUF, VSOCK_HDR_SIZE, VRING_DESC_F_WRITE, 0);
+		avail_add(0, i);
+	}
+	assert_int_equal(write(fd, data, sizeof(data)), sizeof(data));
+	kick(0);
+	for (i = 0; i < 8; i++) {
+		uint32_t len;
+
+		for (k = 0; k < 200 && used_idx(0) == F.rx_last_used; k++)
+			usleep(10000);
+		assert_true(used_idx(0) != F.rx_last_used);
+		len = vu_le32(used + 8 + 8 * (F.rx_last_used % QSZ));
+		if (len) {
+			vsock_hdr_decode(gpa(RXBUF_OFF + vu_le32(used + 4 + 8 *
+					 (F.rx_last_used % QSZ)) * RXBUF), &h);
+			fail_msg("header-only buffer used for %s", vsock_op_name(h.op));
+		}
+		F.rx_last_used++;
+	}
+	/* Real buffers: the data, then SHUTDOWN once the host closes. */
+	for (i = 0; i < (int)QSZ; i++) {
+		put_desc(0, i, RXBUF_OFF + i * RXBUF, RXBUF, VRING_DESC_F_WRITE, 0);
+		avail_add(0, i);
+	}
+	kick(0);
+	assert_int_equal(rx_next(&h, got, 2000), 1);
+	assert_int_equal(h.op, VSOCK_OP_RW);
+	assert_int_equal(h.len, sizeof(data));
+	assert_memory_equal(got, data, sizeof(data));
+	close(fd);
+	assert_int_equal(rx_next(&h, NULL, 2000), 1);
+	assert_int_equal(h.op, VSOCK_OP_SHUTDOWN);
+}
+
 /* The device stops (GET_VRING_BASE): host sockets of its connections end. */
 static void test_device_stop(void **state)
 {
@@ -858,6 +1009,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_pkt_max, setup_pkt64, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_message, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_device_stop, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_guest_to_host_reply, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_header_only_rx, setup, teardown),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

@@ -231,7 +231,13 @@ static void guest_connect(struct backend *b, const struct vsock_hdr *h)
 		queue_ctrl(b, h->dst_port, h->src_port, VSOCK_OP_RST, 0);
 		return;
 	}
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	/*
+	 * Non-blocking, as every socket of this one-thread loop: reads never
+	 * wait for the host, and a listener whose backlog is full fails the
+	 * connect() with EAGAIN (the guest gets a reset) instead of stalling
+	 * every connection until the host program accepts.
+	 */
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		if (b->verbose)
 			logmsg("guest connect to port %u: %s: %s", h->dst_port,
@@ -453,9 +459,14 @@ void vsock_rx_pump(struct backend *b)
 			logmsg("%s", why);
 		if (r <= 0)
 			break;
-		if (ch.len < VSOCK_HDR_SIZE) {
-			logmsg("guest RX buffer of %llu bytes cannot hold a header: returned unused",
-			       (unsigned long long)ch.len);
+		/*
+		 * A data packet needs a payload byte too: a header-only
+		 * buffer would have readv() read nothing, which looks like
+		 * the host's EOF.
+		 */
+		if (ch.len < VSOCK_HDR_SIZE + (c ? 1 : 0)) {
+			logmsg("guest RX buffer of %llu bytes cannot hold a %s: returned unused",
+			       (unsigned long long)ch.len, c ? "data packet" : "header");
 			vu_vq_push(vq, ch.head, 0);
 			continue;
 		}
