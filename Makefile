@@ -59,6 +59,7 @@ VU_OBJS    := $(patsubst %.c,$(OUTPUT)/obj/%.o,$(VU_SRCS))
 VU_LIB_OBJS := $(filter-out %/main.o %/hostio.o,$(VU_OBJS))
 VU_TEST_BINS := $(filter $(OUTPUT)/tests/test_vhost_user%,$(UNIT_BINS))
 VU_FUZZ    := $(OUTPUT)/tests/fuzz_vhost_user
+VSOCK_FUZZ := $(OUTPUT)/tests/fuzz_vsock_pkt
 
 ifeq ($(V),1)
 Q =
@@ -132,12 +133,24 @@ $(VU_FUZZ): tests/fuzz/fuzz_vhost_user.c $(filter-out %/main.c %/hostio.c %/vsoc
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 		$(filter %.c,$^) -o $@
 
+# libFuzzer target for the virtio-vsock protocol (vsock.c): guest TX packets,
+# RX buffers and host sockets against the real connection code, with the
+# harness's own logmsg() (silent unless VB_FUZZ_LOG is set).
+$(VSOCK_FUZZ): tests/fuzz/fuzz_vsock_pkt.c \
+	$(filter-out %/main.c %/hostio.c %/log.c,$(VU_SRCS)) \
+	$(wildcard tools/vhost-user-vsock/*.h) | $(OUTPUT)/tests
+	$(call msg,FUZZ,$@)
+	$(Q)$(CLANG) -g -O1 -std=gnu11 -D_GNU_SOURCE -Itools/vhost-user-vsock \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+		$(filter %.c,$^) -o $@
+
 deps:
 	$(Q)./scripts/deps.sh
 
-unit-check: all $(UNIT_BINS) $(if $(VU_SRCS),$(VU_FUZZ))
+unit-check: all $(UNIT_BINS) $(if $(VU_SRCS),$(VU_FUZZ) $(VSOCK_FUZZ))
 	$(Q)./tests/run-unit.sh $(UNIT_BINS)
 	$(if $(VU_SRCS),$(Q)./tests/fuzz-vhost-user.sh $(VU_FUZZ))
+	$(if $(VU_SRCS),$(Q)./tests/fuzz-vhost-user.sh $(VSOCK_FUZZ))
 	$(Q)./tests/top-tmux.sh
 
 # Bad input to the lab scripts: clear reasons, non-zero exits.
