@@ -798,21 +798,26 @@ static void test_device_stop(void **state)
 	close(fd);
 }
 
-/* --rx-pkt-max caps every packet to the guest. */
-static void test_pkt_max(void **state)
+/*
+ * Host -> guest with @req as the CONNECT line: every packet to the guest
+ * carries at most @max payload bytes, and the full-size ones exactly @max
+ * (the back-end always has more buffered than that), data in order.
+ */
+static void pkt_cap_check(const char *req, uint32_t max)
 {
 	static uint8_t got[RXBUF], data[10000];
 	struct vsock_hdr h, r;
-	uint32_t rcvd = 0, port, k;
+	uint32_t rcvd = 0, port, k, full = 0;
 	char line[32];
 	int fd;
 
-	(void)state;
 	for (k = 0; k < sizeof(data); k++)
 		data[k] = pat(k);
 	fd = connect_unix(F.uds);
-	assert_int_equal(write(fd, "CONNECT 99\n", 11), 11);
+	assert_int_equal(write(fd, req, strlen(req)), strlen(req));
 	assert_int_equal(rx_next(&h, NULL, 2000), 1);
+	assert_int_equal(h.op, VSOCK_OP_REQUEST);
+	assert_int_equal(h.dst_port, 99);
 	port = h.src_port;
 	r = ghdr(99, port, VSOCK_OP_RESPONSE, 0, 1 << 20, 0);
 	tx_send(&r, NULL);
@@ -824,12 +829,35 @@ static void test_pkt_max(void **state)
 	assert_int_equal(write(fd, data, sizeof(data)), sizeof(data));
 	close(fd);
 	while (rx_next(&h, got, 2000) && h.op == VSOCK_OP_RW) {
-		assert_true(h.len <= 64);
+		assert_true(h.len <= max);
+		full += h.len == max;
 		assert_memory_equal(got, data + rcvd, h.len);
 		rcvd += h.len;
 	}
 	assert_int_equal(h.op, VSOCK_OP_SHUTDOWN);
 	assert_int_equal(rcvd, sizeof(data));
+	assert_true(full >= sizeof(data) / max / 2);
+}
+
+/* --rx-pkt-max caps every packet to the guest. */
+static void test_pkt_max(void **state)
+{
+	(void)state;
+	pkt_cap_check("CONNECT 99\n", 64);
+}
+
+/* "CONNECT <port> <max>" caps one connection's packets... */
+static void test_pkt_per_conn(void **state)
+{
+	(void)state;
+	pkt_cap_check("CONNECT 99 100\n", 100);
+}
+
+/* ...but never above the device's --rx-pkt-max. */
+static void test_pkt_per_conn_device_cap(void **state)
+{
+	(void)state;
+	pkt_cap_check("CONNECT 99 1000\n", 64);
 }
 
 /* A vhost-user message the back-end refuses ends it with status 1. */
@@ -856,6 +884,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_concurrent, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_guest_close_drains, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pkt_max, setup_pkt64, teardown),
+		cmocka_unit_test_setup_teardown(test_pkt_per_conn, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pkt_per_conn_device_cap, setup_pkt64, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_message, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_device_stop, setup, teardown),
 	};
