@@ -133,6 +133,13 @@ set ylabel "CPU cost per byte (cpu-clock ns/byte, traced run)"
 set title "CPU cost per received byte (no PMU under TCG: cpu-clock ns)"
 plot for [i=0:2] "$d/nsbyte.dat" using (\$1*(1+0.06*(i-1))):(column(2+3*i)):(column(3+3*i)):(column(4+3*i)) with yerrorlines title word(st1." ".st2." ".st3, i+1)
 
+if ($([ -f "$d/nsbyte-rx.dat" ] && echo 1 || echo 0)) {
+	set output "$d/nsbyte-rx.$ext"
+	set ylabel "CPU cost per byte, RX worker vCPU (cpu-clock ns/byte)"
+	set title "CPU cost per received byte on the RX worker's vCPU (cover letter: Guest CPU1)"
+	plot for [i=0:2] "$d/nsbyte-rx.dat" using (\$1*(1+0.06*(i-1))):(column(2+3*i)):(column(3+3*i)):(column(4+3*i)) with yerrorlines title word(st1." ".st2." ".st3, i+1)
+}
+
 set output "$d/change.$ext"
 unset logscale y
 set ylabel "throughput change (%)"

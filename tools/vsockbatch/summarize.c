@@ -884,9 +884,10 @@ static int write_report(const struct set *s, struct comp *comps, size_t ncomp,
 	fprintf(f, "\n## Plots\n\n"
 		"- plots/tput-fixed.svg, plots/tput-match.svg: throughput vs payload per state, mean with %.0f%% t-interval of the runs\n"
 		"- plots/change.svg: paired change vs payload with the %.0f%% CI (log-ratio t-interval)\n"
-		"- plots/nsbyte.svg: CPU cost per byte vs payload\n"
+		"- plots/nsbyte.svg: CPU cost per byte vs payload%s\n"
 		"- plots/hist-batch.svg, plots/hist-hold.svg: packets per batch and lock hold per batch, share of batches per log2 slot\n"
-		"(PNG next to each SVG.)\n", 100 * o->st.level, 100 * o->st.level);
+		"(PNG next to each SVG.)\n", 100 * o->st.level, 100 * o->st.level,
+		s->rx_cpu >= 0 ? "; plots/nsbyte-rx.svg: the same on the RX worker's vCPU only" : "");
 	if (fclose(f)) {
 		fprintf(stderr, SUM_NAME ": %s: write failed\n", path);
 		return VB_EXIT_FAIL;
@@ -921,6 +922,7 @@ static int write_plots(const struct set *s, struct comp *comps, size_t ncomp,
 		{ "tput-fixed.dat", SUM_M_TPUT_FIXED },
 		{ "tput-match.dat", SUM_M_TPUT_MATCH },
 		{ "nsbyte.dat", SUM_M_COST_PER_BYTE },
+		{ "nsbyte-rx.dat", SUM_M_COST_RX_CPU },	/* only with rx_cpu */
 	};
 	char path[4096];
 	unsigned int pi, st, k, c;
@@ -933,6 +935,8 @@ static int write_plots(const struct set *s, struct comp *comps, size_t ncomp,
 		return VB_EXIT_FAIL;
 	}
 	for (k = 0; k < sizeof(per_state) / sizeof(per_state[0]); k++) {
+		if (per_state[k].m == SUM_M_COST_RX_CPU && s->rx_cpu < 0)
+			continue;
 		f = open_dat(o, per_state[k].file);
 		if (!f)
 			return VB_EXIT_FAIL;
