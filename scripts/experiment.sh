@@ -43,7 +43,9 @@
 # Output: results/<UTC date>-<label>/ (or --out DIR): manifest.json, one
 # directory per run (runs/rNN-STATE: console.log, samples.jsonl, raw/,
 # traced/, env.txt), summary.json, report.md, summary.txt (the headline
-# table), plots/*.{dat,svg,png}.  Progress (run k of R, elapsed, ETA) on
+# table), plots/*.{dat,svg,png}, host-load.txt (the host's load average
+# every 10 s while the runs went on; each run's load at start and end is
+# in the manifest too: TCG timings are only as good as the host is quiet).  Progress (run k of R, elapsed, ETA) on
 # stderr.  Exit: 0 all runs and the summary fine; 1 a run or the summary
 # failed (everything that was measured is kept); 2 bad usage.
 set -uo pipefail
@@ -322,6 +324,10 @@ runs_json='[]'
 k=0 failed=0
 fmt_t() { printf '%d:%02d' $(($1 / 60)) $(($1 % 60)); }
 log "$total guest runs ($PAIRS rounds x ${#STATES[@]} states), payloads ${PL[*]}, into $OUT"
+# The host's load, sampled for the whole set.
+( while :; do echo "$(date -u +%H:%M:%S) $(cut -d' ' -f1-3 /proc/loadavg)"; sleep 10; done ) >"$OUT/host-load.txt" &
+loadpid=$!
+trap 'kill $loadpid 2>/dev/null' EXIT
 for ((r = 0; r < PAIRS; r++)); do
 	if ((r % 2 == 0)); then order=("${STATES[@]}"); else order=(); for ((i = ${#STATES[@]} - 1; i >= 0; i--)); do order+=("${STATES[$i]}"); done; fi
 	for ((pos = 0; pos < ${#order[@]}; pos++)); do
@@ -333,6 +339,7 @@ for ((r = 0; r < PAIRS; r++)); do
 		echo "[experiment] run $k/$total: round $((r + 1))/$PAIRS, $st (position $((pos + 1))); elapsed $(fmt_t $now), ETA $eta" >&2
 		dir=$(printf 'runs/r%02d-%s' "$r" "$st")
 		rs=$(date +%s)
+		l0=$(cut -d' ' -f1 /proc/loadavg)
 		env=(PAYLOADS="${PL[*]}" SCALE="$SCALE" CAP="$CAPB" RTT_SIZES="${RTT[*]}"
 		     PP_COUNT="$RTT_COUNT" PP_WARMUP="$PP_WARMUP" TRACE="$TRACE")
 		devargs=()
@@ -357,7 +364,9 @@ for ((r = 0; r < PAIRS; r++)); do
 		fi
 		runs_json=$(jq -c --argjson r "$r" --argjson p "$pos" --arg s "$st" \
 			--arg d "$dir" --argjson c "$rc" --argjson t "$secs" \
-			'. + [{round: $r, pos: $p, state: $s, dir: $d, status: $c, seconds: $t}]' <<<"$runs_json")
+			--argjson l0 "$l0" --argjson l1 "$(cut -d' ' -f1 /proc/loadavg)" \
+			'. + [{round: $r, pos: $p, state: $s, dir: $d, status: $c, seconds: $t,
+			       loadavg1_start: $l0, loadavg1_end: $l1}]' <<<"$runs_json")
 	done
 	write_manifest $((r + 1)) || die "cannot write the manifest"
 done

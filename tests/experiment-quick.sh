@@ -62,6 +62,8 @@ check "manifest.json parses, 3 runs, all status 0" \
 	jq -e '(.runs | length) == 3 and all(.runs[]; .status == 0) and .quick == true' "$m"
 check "manifest: states with kernel hash and patch list" \
 	jq -e '[.states[].name] == ["baseline","p1-3","patched"] and all(.states[]; (.kernel_hash | length) > 0 and (.patches | type) == "array")' "$m"
+check "manifest: every run with its host load at start and end; host-load.txt" \
+	sh -c "jq -e 'all(.runs[]; (.loadavg1_start | type) == \"number\" and (.loadavg1_end | type) == \"number\")' '$m' && grep -Eq '^[0-9:]{8} [0-9.]+ ' '$out/host-load.txt'"
 check "manifest: p1-3 has 3 patches, patched more" \
 	jq -e '(.states[1].patches | length) == 3 and (.states[2].patches | length) > 3 and (.states[0].patches | length) == 0' "$m"
 for d in $(jq -r '.runs[].dir' "$m" 2>/dev/null); do
