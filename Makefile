@@ -118,7 +118,7 @@ $(OUTPUT)/tests/%: $(OUTPUT)/obj/tests/unit/%.o $(LOADER_LIB_OBJS) $(LIBVB) | $(
 
 $(OUTPUT)/vhost-user-vsock: $(VU_OBJS) $(LIBVB)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $(STATIC_LDFLAGS) $^ -o $@
+	$(Q)$(CC) $(CFLAGS) $(STATIC_LDFLAGS) $^ -lm -o $@
 
 $(VU_OBJS) $(patsubst $(OUTPUT)/tests/%,$(OUTPUT)/obj/tests/unit/%.o,$(VU_TEST_BINS)): \
 	$(wildcard tools/vhost-user-vsock/*.h)

@@ -3,9 +3,9 @@
 # experiment`), shaped like the cover letter's methodology, scaled for
 # QEMU TCG on a small shared machine.
 #
-#   scripts/experiment.sh [--quick] [--pairs N] [--payloads LIST]
-#                         [--label NAME] [--out DIR] [--scale N] [--cap SIZE]
-#                         [--rtt-count N] [--no-trace]
+#   scripts/experiment.sh [--quick] [--mode loopback|h2g] [--pairs N]
+#                         [--payloads LIST] [--label NAME] [--out DIR]
+#                         [--scale N] [--cap SIZE] [--rtt-count N] [--no-trace]
 #   scripts/experiment.sh --resummarize DIR
 #
 # Three kernel states (baseline, p1-3, patched; scripts/kernel-build.sh).
@@ -17,6 +17,15 @@
 # 256 B and 4 KiB, and one traced transfer per payload (vsockbatch record).
 # Transfer size = payload * SCALE, at most CAP (the cover letter used
 # payload * 1 MiB capped at 2 GiB; TCG is ~100x slower).
+#
+# --mode loopback (default): sender and receiver in the guest, over vsock
+# loopback (CID 1): the batched code runs in vsock_loopback_work().
+# --mode h2g: the cover letter's path.  The guest gets the lab's
+# vhost-user-vsock device (guest-run.sh -U, CID 3); the host sends
+# (scripts/h2g-host.sh: `vhost-user-vsock send`, one packet per write)
+# and runs the ping-pong client; the guest only receives, vb-recv on
+# vCPU 0 and the device interrupt - hence virtio_transport_rx_work() -
+# pinned to vCPU 1.  RTTs are timed on the host.  Default label "h2g".
 #
 # Default: 8 pairs, payloads 64 256 512 1K 4K 8K 16K 64K, SCALE 65536
 # (64 B -> 4 MiB), CAP 64M, 300 round trips per RTT size: 24 guest runs.
@@ -34,7 +43,9 @@
 # Output: results/<UTC date>-<label>/ (or --out DIR): manifest.json, one
 # directory per run (runs/rNN-STATE: console.log, samples.jsonl, raw/,
 # traced/, env.txt), summary.json, report.md, summary.txt (the headline
-# table), plots/*.{dat,svg,png}.  Progress (run k of R, elapsed, ETA) on
+# table), plots/*.{dat,svg,png}, host-load.txt (the host's load average
+# every 10 s while the runs went on; each run's load at start and end is
+# in the manifest too: TCG timings are only as good as the host is quiet).  Progress (run k of R, elapsed, ETA) on
 # stderr.  Exit: 0 all runs and the summary fine; 1 a run or the summary
 # failed (everything that was measured is kept); 2 bad usage.
 set -uo pipefail
@@ -50,11 +61,12 @@ usage() { # usage [STATUS]: the header comment; 2 (to stderr) unless told
 }
 
 STATES=(baseline p1-3 patched)
-QUICK=0 PAIRS= PAYLOADS= LABEL= OUT= SCALE= CAP= RTT_COUNT= TRACE=1
+QUICK=0 PAIRS= PAYLOADS= LABEL= OUT= SCALE= CAP= RTT_COUNT= TRACE=1 MODE=loopback
 RESUM=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) QUICK=1 ;;
+	--mode) MODE=${2-}; shift ;;
 	--pairs) PAIRS=${2-}; shift ;;
 	--payloads) PAYLOADS=${2-}; shift ;;
 	--label) LABEL=${2-}; shift ;;
@@ -123,6 +135,13 @@ set ylabel "CPU cost per byte (cpu-clock ns/byte, traced run)"
 set title "CPU cost per received byte (no PMU under TCG: cpu-clock ns)"
 plot for [i=0:2] "$d/nsbyte.dat" using (\$1*(1+0.06*(i-1))):(column(2+3*i)):(column(3+3*i)):(column(4+3*i)) with yerrorlines title word(st1." ".st2." ".st3, i+1)
 
+if ($([ -f "$d/nsbyte-rx.dat" ] && echo 1 || echo 0)) {
+	set output "$d/nsbyte-rx.$ext"
+	set ylabel "CPU cost per byte, RX worker vCPU (cpu-clock ns/byte)"
+	set title "CPU cost per received byte on the RX worker's vCPU (cover letter: Guest CPU1)"
+	plot for [i=0:2] "$d/nsbyte-rx.dat" using (\$1*(1+0.06*(i-1))):(column(2+3*i)):(column(3+3*i)):(column(4+3*i)) with yerrorlines title word(st1." ".st2." ".st3, i+1)
+}
+
 set output "$d/change.$ext"
 unset logscale y
 set ylabel "throughput change (%)"
@@ -175,13 +194,20 @@ if [ -n "$RESUM" ]; then
 fi
 
 # ------------------------------------------------------------- settings
+case $MODE in
+loopback) lsuf= ;;
+h2g) lsuf=-h2g
+	[ -x "$VB_ROOT/build/vhost-user-vsock" ] || die "build/vhost-user-vsock missing (run make)" ;;
+*) echo "${0##*/}: --mode must be loopback or h2g, not '$MODE'" >&2; exit 2 ;;
+esac
 if [ "$QUICK" = 1 ]; then
 	: "${PAIRS:=1}" "${PAYLOADS:=64 4K}" "${SCALE:=8192}" "${CAP:=2M}"
-	: "${RTT_COUNT:=50}" "${LABEL:=quick}"
+	: "${RTT_COUNT:=50}" "${LABEL:=quick$lsuf}"
 	RTT_WANT="64" PP_WARMUP=5 RUN_TIMEOUT=300
 else
 	: "${PAIRS:=8}" "${PAYLOADS:=64 256 512 1K 4K 8K 16K 64K}"
-	: "${SCALE:=65536}" "${CAP:=64M}" "${RTT_COUNT:=300}" "${LABEL:=default}"
+	: "${SCALE:=65536}" "${CAP:=64M}" "${RTT_COUNT:=300}"
+	if [ "$MODE" = h2g ]; then : "${LABEL:=h2g}"; else : "${LABEL:=default}"; fi
 	RTT_WANT="64 256 4096" PP_WARMUP=30 RUN_TIMEOUT=1200
 fi
 [[ "$PAIRS" =~ ^[1-9][0-9]*$ ]] || { echo "${0##*/}: --pairs needs a positive number, not '$PAIRS'" >&2; exit 2; }
@@ -235,26 +261,41 @@ done
 
 started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 t0=$(date +%s)
-machine=$(jq -n --arg cpu "$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)" \
+if [ "$MODE" = h2g ]; then
+	transport="host->guest: vhost-user-vsock-pci (QEMU 7.2) + build/vhost-user-vsock back-end, guest CID 3"
+else
+	transport="vsock loopback (CID 1) inside one guest"
+fi
+machine=$(jq -n --arg transport "$transport" --arg cpu "$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)" \
 	--arg ncpu "$(nproc)" --arg host "$(uname -sr)" \
 	--arg qemu "$(qemu-system-x86_64 --version | head -n 1)" \
 	--arg load "$(cut -d' ' -f1-3 /proc/loadavg)" \
 	--arg git "$(git -C "$VB_ROOT" rev-parse --short HEAD 2>/dev/null)$(git -C "$VB_ROOT" diff --quiet 2>/dev/null || echo '+dirty')" \
 	'{host_cpu: $cpu, host_cpus: ($ncpu|tonumber), host_kernel: $host, qemu: $qemu,
 	  accel: "tcg -cpu max (no KVM, no PMU)", guest_vcpus: 2, guest_mem_mb: 1024,
-	  transport: "vsock loopback (CID 1) inside one guest",
+	  transport: $transport,
 	  loadavg_start: $load, repo_commit: $git}')
 cmd="scripts/experiment.sh"
 [ "$QUICK" = 1 ] && cmd+=" --quick"
+[ "$MODE" = loopback ] || cmd+=" --mode $MODE"
 cmd+=" --pairs $PAIRS --payloads '${PAYLOADS//,/ }' --scale $SCALE --cap $CAP --rtt-count $RTT_COUNT"
 [ "$TRACE" = 1 ] || cmd+=" --no-trace"
 cmd+=" --label $LABEL"
 experiment=$(jq -n --argjson s "$SCALE" --argjson c "$CAPB" --argjson n "$RTT_COUNT" \
-	--argjson w "$PP_WARMUP" --argjson t "$TRACE" \
-	'{bytes_rule: "payload * scale, at most cap", scale: $s, cap_bytes: $c,
-	  receiver: "vb-recv pinned to vCPU 0 (blocking recv)", sender: "vb-sender pinned to vCPU 1",
+	--argjson w "$PP_WARMUP" --argjson t "$TRACE" --arg mode "$MODE" \
+	'{mode: $mode, bytes_rule: "payload * scale, at most cap", scale: $s, cap_bytes: $c,
+	  receiver: "vb-recv pinned to vCPU 0 (blocking recv)",
 	  rtt_count: $n, rtt_warmup: $w, traced_run_per_payload: ($t == 1),
-	  order: "round i: baseline, p1-3, patched; round i+1 reversed"}')
+	  order: "round i: baseline, p1-3, patched; round i+1 reversed"} +
+	 if $mode == "h2g" then
+	  {sender: "host: vhost-user-vsock send, one packet per write (packet size = payload)",
+	   rtt: "host: vhost-user-vsock pingpong (host clock) <-> guest vb-pingpong server on vCPU 0",
+	   pinning: "Receiver pinned to vCPU 0, the device interrupt (and so the RX worker) to vCPU 1, sender on the host",
+	   rx_worker: "virtio_transport_rx_work", rx_cpu: 1}
+	 else
+	  {sender: "vb-sender pinned to vCPU 1",
+	   rtt: "guest: vb-pingpong client on vCPU 1 <-> server on vCPU 0"}
+	 end')
 
 # write_manifest ROUNDS_DONE: the plan so far (complete rounds only), so
 # an interrupted set can still be summarized with --resummarize.
@@ -283,6 +324,10 @@ runs_json='[]'
 k=0 failed=0
 fmt_t() { printf '%d:%02d' $(($1 / 60)) $(($1 % 60)); }
 log "$total guest runs ($PAIRS rounds x ${#STATES[@]} states), payloads ${PL[*]}, into $OUT"
+# The host's load, sampled for the whole set.
+( while :; do echo "$(date -u +%H:%M:%S) $(cut -d' ' -f1-3 /proc/loadavg)"; sleep 10; done ) >"$OUT/host-load.txt" &
+loadpid=$!
+trap 'kill $loadpid 2>/dev/null' EXIT
 for ((r = 0; r < PAIRS; r++)); do
 	if ((r % 2 == 0)); then order=("${STATES[@]}"); else order=(); for ((i = ${#STATES[@]} - 1; i >= 0; i--)); do order+=("${STATES[$i]}"); done; fi
 	for ((pos = 0; pos < ${#order[@]}; pos++)); do
@@ -294,12 +339,21 @@ for ((r = 0; r < PAIRS; r++)); do
 		echo "[experiment] run $k/$total: round $((r + 1))/$PAIRS, $st (position $((pos + 1))); elapsed $(fmt_t $now), ETA $eta" >&2
 		dir=$(printf 'runs/r%02d-%s' "$r" "$st")
 		rs=$(date +%s)
+		l0=$(cut -d' ' -f1 /proc/loadavg)
+		env=(PAYLOADS="${PL[*]}" SCALE="$SCALE" CAP="$CAPB" RTT_SIZES="${RTT[*]}"
+		     PP_COUNT="$RTT_COUNT" PP_WARMUP="$PP_WARMUP" TRACE="$TRACE")
+		devargs=()
+		for e in "${env[@]}"; do devargs+=(-e "$e"); done
+		if [ "$MODE" = h2g ]; then
+			devargs+=(-U -H "$(printf '%q ' env "${env[@]}" "$VB_ROOT/scripts/h2g-host.sh")")
+		fi
 		"$VB_ROOT/scripts/guest-run.sh" -K "${KDIR[$st]}" -s 2 -t "$RUN_TIMEOUT" \
-			-o "$OUT/$dir" -e "PAYLOADS=${PL[*]}" -e "SCALE=$SCALE" \
-			-e "CAP=$CAPB" -e "RTT_SIZES=${RTT[*]}" -e "PP_COUNT=$RTT_COUNT" \
-			-e "PP_WARMUP=$PP_WARMUP" -e "TRACE=$TRACE" -e "STATE=$st" \
+			-o "$OUT/$dir" "${devargs[@]}" -e "STATE=$st" -e "MODE=$MODE" \
 			"$VB_ROOT/tests/guest/experiment-run.sh" >/dev/null 2>"$OUT/$dir.err"
 		rc=$?
+		# h2g: the host's RTT samples join the guest's.
+		[ -f "$OUT/$dir/host-samples.jsonl" ] &&
+			cat "$OUT/$dir/host-samples.jsonl" >>"$OUT/$dir/samples.jsonl"
 		secs=$(($(date +%s) - rs))
 		if [ $rc -ne 0 ]; then
 			failed=$((failed + 1))
@@ -310,7 +364,9 @@ for ((r = 0; r < PAIRS; r++)); do
 		fi
 		runs_json=$(jq -c --argjson r "$r" --argjson p "$pos" --arg s "$st" \
 			--arg d "$dir" --argjson c "$rc" --argjson t "$secs" \
-			'. + [{round: $r, pos: $p, state: $s, dir: $d, status: $c, seconds: $t}]' <<<"$runs_json")
+			--argjson l0 "$l0" --argjson l1 "$(cut -d' ' -f1 /proc/loadavg)" \
+			'. + [{round: $r, pos: $p, state: $s, dir: $d, status: $c, seconds: $t,
+			       loadavg1_start: $l0, loadavg1_end: $l1}]' <<<"$runs_json")
 	done
 	write_manifest $((r + 1)) || die "cannot write the manifest"
 done

@@ -31,8 +31,9 @@ usage: ${0##*/} -k VARIANT [-s SMP] [-m MEM_MB] [-t TIMEOUT_S] [-o OUTDIR]
   -P BYTES    its largest packet to the guest (back-end --rx-pkt-max)
   -H COMMAND  host-side command (bash -c), started once the guest reached
               /init; env VB_UDS = the device's host endpoint (write
-              "CONNECT <port>"), VB_OUTDIR; output in OUTDIR/host.log.
-              The run fails if it fails.
+              "CONNECT <port>"), VB_OUTDIR, VB_GUEST_PID (gone = the
+              guest stopped); output in OUTDIR/host.log.  The run fails
+              if it fails; it is killed 30 s after the guest stopped.
 USAGE
 	exit 2
 }
@@ -143,7 +144,7 @@ if [ -n "$HOSTCMD" ]; then
 			kill -0 "$qpid" 2>/dev/null || exit 125
 			sleep 0.2
 		done
-		VB_UDS="$work/uds" VB_OUTDIR="$OUTDIR" bash -c "$HOSTCMD"
+		VB_UDS="$work/uds" VB_OUTDIR="$OUTDIR" VB_GUEST_PID=$qpid bash -c "$HOSTCMD"
 	) >"$OUTDIR/host.log" 2>&1 &
 	hpid=$!
 	bgpids+=("$hpid")
@@ -151,6 +152,14 @@ fi
 wait "$qpid"
 qrc=$?
 if [ -n "$HOSTCMD" ]; then
+	# A host command still waiting for a guest that is gone gets 30 s,
+	# then it and everything it started are killed (status 143 or so).
+	kill_tree() { local c; for c in $(pgrep -P "$1"); do kill_tree "$c"; done; kill "$1" 2>/dev/null; }
+	for _ in $(seq 150); do kill -0 "$hpid" 2>/dev/null || break; sleep 0.2; done
+	if kill -0 "$hpid" 2>/dev/null; then
+		echo "${0##*/}: host command still running 30 s after the guest stopped: killed" >>"$OUTDIR/host.log"
+		kill_tree "$hpid"
+	fi
 	wait "$hpid"
 	hrc=$?
 	echo "$hrc" >"$OUTDIR/host.exit"

@@ -10,8 +10,20 @@
 # Exit 0 all good, 1 a check failed.  The set is removed on success
 # unless VB_KEEP=1; its path is printed on failure.  VB_EXPQ_SET=DIR
 # checks an existing --quick set instead of making one.
-#   tests/experiment-quick.sh
+# --mode h2g: the host->guest mode (lab's vhost-user-vsock device), with
+# its own checks: the host's sender and ping-pong outputs, the device
+# interrupt pinned to vCPU 1, every traced packet processed there by
+# virtio_transport_rx_work(), batches of exactly 1 packet on baseline and
+# more than 1 at 64 B on the batched kernels, the RX-vCPU cost table.
+#   tests/experiment-quick.sh [--mode loopback|h2g]
 set -uo pipefail
+MODE=loopback
+case ${1-} in
+'') ;;
+--mode) MODE=${2-} ;;
+*) echo "usage: ${0##*/} [--mode loopback|h2g]" >&2; exit 2 ;;
+esac
+case $MODE in loopback|h2g) ;; *) echo "${0##*/}: bad mode '$MODE'" >&2; exit 2 ;; esac
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 VB=$ROOT/build/vsockbatch
 fails=0
@@ -35,9 +47,9 @@ if [ -n "${VB_EXPQ_SET:-}" ]; then
 else
 	out=$tmp/set
 	start=$(date +%s)
-	"$ROOT/scripts/experiment.sh" --quick --out "$out" >"$tmp/stdout" 2>"$tmp/stderr"
+	"$ROOT/scripts/experiment.sh" --quick --mode "$MODE" --out "$out" >"$tmp/stdout" 2>"$tmp/stderr"
 	rc=$?
-	echo "experiment.sh --quick: exit $rc after $(($(date +%s) - start))s"
+	echo "experiment.sh --quick --mode $MODE: exit $rc after $(($(date +%s) - start))s"
 	[ $rc -eq 0 ] && ok "experiment.sh exit 0" || { bad "experiment.sh exit $rc"; tail -n 5 "$tmp/stderr"; }
 	check "progress lines (run k/R, elapsed, ETA) on stderr" \
 		grep -q '^\[experiment\] run 3/3: .*elapsed .*ETA' "$tmp/stderr"
@@ -50,6 +62,8 @@ check "manifest.json parses, 3 runs, all status 0" \
 	jq -e '(.runs | length) == 3 and all(.runs[]; .status == 0) and .quick == true' "$m"
 check "manifest: states with kernel hash and patch list" \
 	jq -e '[.states[].name] == ["baseline","p1-3","patched"] and all(.states[]; (.kernel_hash | length) > 0 and (.patches | type) == "array")' "$m"
+check "manifest: every run with its host load at start and end; host-load.txt" \
+	sh -c "jq -e 'all(.runs[]; (.loadavg1_start | type) == \"number\" and (.loadavg1_end | type) == \"number\")' '$m' && grep -Eq '^[0-9:]{8} [0-9.]+ ' '$out/host-load.txt'"
 check "manifest: p1-3 has 3 patches, patched more" \
 	jq -e '(.states[1].patches | length) == 3 and (.states[2].patches | length) > 3 and (.states[0].patches | length) == 0' "$m"
 for d in $(jq -r '.runs[].dir' "$m" 2>/dev/null); do
@@ -70,7 +84,38 @@ for d in $(jq -r '.runs[].dir' "$m" 2>/dev/null); do
 	done
 	check "$d: RTT samples at 64 B" \
 		jq -e -s '[.[] | select(.payload == 64 and (.metric | startswith("rtt_")))] | length == 3' "$r/samples.jsonl"
+	[ "$MODE" = h2g ] || continue
+	check "$d: device interrupt pinned to vCPU 1" grep -q '^rx irq: [0-9]* (virtio[0-9]*) pinned to cpu 1$' "$r/env.txt"
+	check "$d: host side: every step done, exit 0" \
+		sh -c "grep -q '0 failure(s)' '$r/host.log' && grep -qx 0 '$r/host.exit'"
+	for p in 64 4096; do
+		for k in fixed match traced; do
+			grep '^{' "$r/raw/host.$k.$p.tx.out" >"$tmp/tx.json" 2>/dev/null
+			check "$d: host sender of $k.$p: one packet per write, all bytes" \
+				jq -e -s --argjson p "$p" 'map(select(.tool == "vhost-user-vsock-send")) | length == 1 and .[0].pkt_size == $p and .[0].bytes > 0' "$tmp/tx.json"
+		done
+		check "$d: traced $p: all packets on vCPU 1, RX worker there" \
+			jq -e '(.per_cpu | map(select(.cpu != 1)) | all(.counters.pkts == 0)) and
+			       (.per_cpu | map(select(.cpu == 1)) | .[0].counters.worker_calls > 0 and .[0].counters.pkts > 0) and
+			       (.hooks | any(. == "fentry+fexit/virtio_transport_rx_work"))' "$r/traced/$p.json"
+	done
+	case $d in
+	*-baseline) want='. == 1' ;;
+	*) want='. > 1' ;;
+	esac
+	check "$d: traced 64 B: mean batch $want" \
+		jq -e "(.totals.batch_pkts / .totals.batches) | $want" "$r/traced/64.json"
 done
+if [ "$MODE" = h2g ]; then
+	check "manifest: h2g mode, RX worker on vCPU 1" \
+		jq -e '.experiment.mode == "h2g" and .experiment.rx_cpu == 1 and (.machine.transport | test("vhost-user"))' "$m"
+	check "summary.json: RX-vCPU cost rows at 64 and 4096" \
+		jq -e '[.comparisons[0].rows[] | select(.metric == "cost_per_byte_rx_cpu") | .payload] == [64, 4096]' "$out/summary.json"
+	check "report.md: RX worker table names virtio_transport_rx_work" \
+		grep -q 'calls (virtio_transport_rx_work)' "$out/report.md"
+	check "report.md: the cover letter's Guest CPU1 table" \
+		grep -qF "RX worker's vCPU (the cover letter's Guest CPU1 table)" "$out/report.md"
+fi
 
 # summary.json
 s=$out/summary.json

@@ -2,7 +2,9 @@
 # lab-inputs.sh: bad input to the lab gets a one-line reason and a
 # non-zero exit, never a hang or a silent success: an unknown variant, a
 # missing source package, a patch that does not apply, a guest that never
-# reaches /init, bad runner arguments.  Prints "N passed, N failed".
+# reaches /init, bad runner arguments, an unknown experiment mode, the
+# host half of h2g run by hand, a file compare-sets cannot read.  Prints
+# "N passed, N failed".
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 tmp=$(mktemp -d /tmp/vb-inputs.XXXXXX)
@@ -77,6 +79,27 @@ echo 0001-bogus.patch >"$tmp/patches/series"
 expect "patch that does not apply" 1 "patch 0001-bogus.patch does not apply" \
 	env VSOCKBATCH_PATCH_DIR="$tmp/patches" \
 	"$ROOT/scripts/kernel-build.sh" patched
+
+expect "experiment: unknown mode" 2 "--mode must be loopback or h2g, not 'tcp'" \
+	"$ROOT/scripts/experiment.sh" --mode tcp --out "$tmp/exp"
+expect "h2g host half outside the runner" 1 "run me through scripts/guest-run.sh -U -H" \
+	env -u VB_UDS "$ROOT/scripts/h2g-host.sh"
+mkdir -p "$tmp/notaset"
+echo '{"format":"something-else"}' >"$tmp/notaset/summary.json"
+expect "compare-sets: not a summary" 1 "notaset/summary.json: not a vsockbatch experiment summary" \
+	"$ROOT/scripts/compare-sets.sh" "$tmp/notaset"
+expect "compare-sets: bad reference" 1 "not a reference file" \
+	"$ROOT/scripts/compare-sets.sh" --reference "$tmp/notaset/summary.json" "$ROOT/results/2026-11-30-quiet"
+# and the good case: the committed loopback set next to the cover letter
+if "$ROOT/scripts/compare-sets.sh" "$ROOT/results/2026-11-30-quiet" >"$tmp/cmp.md" 2>"$tmp/err" &&
+   grep -q '^| 64 B | +31.8 % \[-0.4 %, +74.4 %\] | +92.9 % \[+89.3 %, +96.6 %\] |$' "$tmp/cmp.md" &&
+   [ "$(grep -c '^### ' "$tmp/cmp.md")" -ge 10 ]; then
+	echo "ok: compare-sets: loopback set vs the cover letter, $(grep -c '^### ' "$tmp/cmp.md") tables"
+	passed=$((passed + 1))
+else
+	echo "FAIL: compare-sets on results/2026-11-30-quiet: $(head -c 300 "$tmp/err")"
+	failed=$((failed + 1))
+fi
 
 echo "lab input tests: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -91,6 +91,16 @@ if [ "${VB_CHECK_EXPERIMENT:-1}" = 1 ]; then
 		grep -E '^FAIL|experiment-quick' "$OUT/experiment-quick.log" | tail -n 15
 		verdict FAIL "experiment --quick ($OUT/experiment-quick.log)"
 	fi
+	# The host->guest mode on the lab's vhost-user-vsock device.
+	if [ "${VB_CHECK_VHOST_USER:-1}" = 1 ]; then
+		echo "--- experiment --quick --mode h2g"
+		if "$ROOT/tests/experiment-quick.sh" --mode h2g >"$OUT/experiment-quick-h2g.log" 2>&1; then
+			verdict PASS "experiment --quick --mode h2g: host sender, RX worker on vCPU 1, batches, outputs"
+		else
+			grep -E '^FAIL|experiment-quick' "$OUT/experiment-quick-h2g.log" | tail -n 15
+			verdict FAIL "experiment --quick --mode h2g ($OUT/experiment-quick-h2g.log)"
+		fi
+	fi
 fi
 
 # Host<->guest traffic through the lab's vhost-user-vsock back-end: the
@@ -109,9 +119,8 @@ if [ "${VB_CHECK_VHOST_USER:-1}" = 1 ]; then
 		fi
 		# The runner's own device option: guest-run.sh -U with a
 		# host-side sender (-H), 1 MiB host->guest in 64 B writes.
-		send="for i in \$(seq 60); do '$ROOT/build/vhost-user-vsock' send"
+		send="'$ROOT/build/vhost-user-vsock' send --retry 60"
 		send+=" --uds \"\$VB_UDS\" --port 1234 --bytes 1M --buf-size 64"
-		send+=" && exit 0; sleep 0.5; done; exit 1"
 		if "$ROOT/scripts/guest-run.sh" -k "$v" -t 300 -U -H "$send" \
 		    -o "$OUT/h2g-$v" "$ROOT/tests/guest/h2g-recv.sh" 1M \
 		    >/dev/null 2>"$OUT/h2g-$v.log"; then

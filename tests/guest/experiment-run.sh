@@ -1,8 +1,13 @@
 #!/bin/sh
 # experiment-run.sh - one run of the AB/BA experiment (scripts/experiment.sh)
-# on one kernel, in one fresh guest, over vsock loopback (CID 1).
+# on one kernel, in one fresh guest, over vsock loopback (CID 1) or from
+# the host through the lab's virtio-vsock device (MODE=h2g).
 #
 # Environment (set by the host with guest-run.sh -e):
+#   MODE       loopback (default): sender and receiver in this guest;
+#              h2g: the host sends (scripts/h2g-host.sh, the same
+#              sequence of ports), this guest only receives, the device's
+#              interrupt - and with it the RX worker - pinned to vCPU 1
 #   PAYLOADS   write sizes in bytes, e.g. "64 256 4096"      (required)
 #   SCALE      transfer bytes per payload byte (bytes = payload * SCALE)
 #   CAP        upper bound of a transfer, bytes
@@ -13,6 +18,10 @@
 #   STATE      kernel state name, stored as a label in traced files
 # The receiver (vb-recv, blocking recv()) is pinned to vCPU 0, the sender
 # (vb-sender) to vCPU 1; ping-pong server on vCPU 0, client on vCPU 1.
+# In h2g mode the sender and the ping-pong client are on the host; it
+# connects once the listener's "Listen port N" line is in its output file
+# here (shared with the host), so no connection attempt reaches the guest
+# during the previous transfer or while the tracer loads.
 #
 # Per payload: throughput with a fixed 64 KiB recv() size, throughput with
 # recv() size = write size ("matched"), then (after RTT) one transfer
@@ -35,6 +44,8 @@ PP_COUNT=${PP_COUNT:-500}
 PP_WARMUP=${PP_WARMUP:-50}
 TRACE=${TRACE:-1}
 STATE=${STATE:-unknown}
+MODE=${MODE:-loopback}
+case $MODE in loopback|h2g) ;; *) echo "experiment-run: MODE must be loopback or h2g, not '$MODE'"; exit 2 ;; esac
 mkdir -p "$out/raw" "$out/traced" || exit 1
 samples=$out/samples.jsonl
 : >"$samples"
@@ -69,8 +80,26 @@ bytes_for() { # bytes_for PAYLOAD
 	echo "$b"
 }
 
-# stream NAME PAYLOAD TRACED RECV_ARGS...: one vb-recv + vb-sender transfer;
-# sets rx (receiver output file) or returns 1
+# stream_h2g NAME PAYLOAD TRACED RECV_ARGS...: the receiver of a host
+# sender's transfer, in the foreground (under the tracer if TRACED)
+stream_h2g() {
+	name=$1 p=$2 traced=$3
+	shift 3
+	set -- vb-recv --port $port --cpu 0 --expect-bytes "$bytes" "$@"
+	if [ "$traced" = 1 ]; then
+		set -- vsockbatch record -o "$out/traced/$p.json" \
+			--label "payload=$p" --label "state=$STATE" \
+			--label "bytes=$bytes" --label "mode=h2g" -- "$@"
+	fi
+	if ! "$@" >"$rx" 2>&1; then
+		fail "$name: receiver side exited $?: $(tail -n 1 "$rx")"
+		return 1
+	fi
+	return 0
+}
+
+# stream NAME PAYLOAD TRACED RECV_ARGS...: one vb-recv + vb-sender transfer
+# (h2g: the host's sender); sets rx (receiver output file) or returns 1
 stream() {
 	name=$1 p=$2 traced=$3
 	shift 3
@@ -78,6 +107,10 @@ stream() {
 	port=$((port + 1))
 	rx=$out/raw/$name.rx.out
 	tx=$out/raw/$name.tx.out
+	if [ "$MODE" = h2g ]; then
+		stream_h2g "$name" "$p" "$traced" "$@"
+		return
+	fi
 	vb-recv --port $port --cpu 0 --expect-bytes "$bytes" "$@" >"$rx" 2>&1 &
 	rpid=$!
 	set -- vb-sender --cid 1 --port $port --bytes "$bytes" --buf-size "$p" \
@@ -103,13 +136,33 @@ stream() {
 {
 	echo "kernel: $(uname -r) $(uname -v)"
 	echo "state: $STATE"
+	echo "mode: $MODE"
 	echo "cpus: $(grep -c ^processor /proc/cpuinfo)"
 	echo "clocksource: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)"
 	echo "payloads: $PAYLOADS"
 	echo "scale: $SCALE cap: $CAP rtt: $RTT_SIZES x $PP_COUNT (+$PP_WARMUP warm-up)"
 	echo "trace: $TRACE"
 } >"$out/env.txt"
-say "$(uname -r), state $STATE, payloads: $PAYLOADS"
+say "$(uname -r), state $STATE, mode $MODE, payloads: $PAYLOADS"
+
+# h2g: the device's interrupt on vCPU 1, so the RX worker (queued on the
+# CPU that took the interrupt) runs there, away from the receiver on
+# vCPU 0: the cover letter's pinning.  The guest has no MSI, so the
+# device has one INTx line, named after it in /proc/interrupts.
+if [ "$MODE" = h2g ]; then
+	dev=$(ls /sys/bus/virtio/drivers/vmw_vsock_virtio_transport/ 2>/dev/null | grep '^virtio' | head -n 1)
+	irq=$(grep -E "[[:space:]]$dev\$" /proc/interrupts | sed -n 's/^ *\([0-9]*\):.*/\1/p' | head -n 1)
+	if [ -z "$dev" ] || [ -z "$irq" ]; then
+		say "no virtio-vsock device or no interrupt for it ('$dev', '$irq')"
+		exit 1
+	fi
+	if ! echo 1 >"/proc/irq/$irq/smp_affinity_list" 2>/dev/null ||
+	   [ "$(cat "/proc/irq/$irq/smp_affinity_list")" != 1 ]; then
+		say "cannot pin IRQ $irq ($dev) to vCPU 1"
+		exit 1
+	fi
+	echo "rx irq: $irq ($dev) pinned to cpu $(cat "/proc/irq/$irq/smp_affinity_list")" >>"$out/env.txt"
+fi
 
 for p in $PAYLOADS; do
 	if stream "fixed.$p" "$p" 0 --recv-size 64K --rcvlowat 1; then
@@ -125,6 +178,12 @@ done
 for s in $RTT_SIZES; do
 	port=$((port + 1))
 	f=$out/raw/pp.$s
+	if [ "$MODE" = h2g ]; then
+		# The host's client times the round trips (host-samples.jsonl).
+		vb-pingpong --server --port $port --cpu 0 >"$f.server.out" 2>&1 ||
+			fail "ping-pong $s: server exited $?: $(tail -n 1 "$f.server.out")"
+		continue
+	fi
 	vb-pingpong --server --port $port --cpu 0 >"$f.server.out" 2>&1 &
 	spid=$!
 	if ! vb-pingpong --client 1 --port $port --size "$s" \

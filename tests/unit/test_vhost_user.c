@@ -596,6 +596,32 @@ static void test_vsock_hdr(void **state)
 	assert_int_equal(iov_copy_in(iov, 2, 18, "xyz", 3), -1);
 }
 
+/* The host endpoint's request line, and the lab's packet-size field. */
+static void test_parse_connect(void **state)
+{
+	static const char *const bad[] = {
+		"", "CONNECT", "CONNECT ", "CONNECT x", "CONNECT -1", "CONNECT +5",
+		"CONNECT 5 ", "CONNECT 5x", "CONNECT  5", "connect 5", "CONNECT 4294967296",
+		"CONNECT 5 0", "CONNECT 5 65537", "CONNECT 5 64 1", "CONNECT 5 -64",
+		"CONNECT 5 99999999999999999999", "CONNECT 5\t64",
+	};
+	uint32_t port, max;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(vsock_parse_connect("CONNECT 1234", &port, &max), 0);
+	assert_int_equal(port, 1234);
+	assert_int_equal(max, 0);
+	assert_int_equal(vsock_parse_connect("CONNECT 4294967295 65536", &port, &max), 0);
+	assert_int_equal(port, 4294967295u);
+	assert_int_equal(max, 65536);
+	assert_int_equal(vsock_parse_connect("CONNECT 0 1", &port, &max), 0);
+	assert_int_equal(max, 1);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (vsock_parse_connect(bad[i], &port, &max) != -1)
+			fail_msg("accepted '%s'", bad[i]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -608,6 +634,7 @@ int main(void)
 		cmocka_unit_test(test_vq_refusals),
 		cmocka_unit_test(test_device),
 		cmocka_unit_test(test_vsock_hdr),
+		cmocka_unit_test(test_parse_connect),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -36,6 +36,7 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 
+#include "../../tools/lib/stress_verify.h"
 #include "../../tools/vhost-user-vsock/vsock_pkt.h"
 #include "../../tools/vhost-user-vsock/vu_msg.h"
 #include "../../tools/vhost-user-vsock/vu_vq.h"
@@ -949,21 +950,26 @@ static void test_device_stop(void **state)
 	close(fd);
 }
 
-/* --rx-pkt-max caps every packet to the guest. */
-static void test_pkt_max(void **state)
+/*
+ * Host -> guest with @req as the CONNECT line: every packet to the guest
+ * carries at most @max payload bytes, and the full-size ones exactly @max
+ * (the back-end always has more buffered than that), data in order.
+ */
+static void pkt_cap_check(const char *req, uint32_t max)
 {
 	static uint8_t got[RXBUF], data[10000];
 	struct vsock_hdr h, r;
-	uint32_t rcvd = 0, port, k;
+	uint32_t rcvd = 0, port, k, full = 0;
 	char line[32];
 	int fd;
 
-	(void)state;
 	for (k = 0; k < sizeof(data); k++)
 		data[k] = pat(k);
 	fd = connect_unix(F.uds);
-	assert_int_equal(write(fd, "CONNECT 99\n", 11), 11);
+	assert_int_equal(write(fd, req, strlen(req)), strlen(req));
 	assert_int_equal(rx_next(&h, NULL, 2000), 1);
+	assert_int_equal(h.op, VSOCK_OP_REQUEST);
+	assert_int_equal(h.dst_port, 99);
 	port = h.src_port;
 	r = ghdr(99, port, VSOCK_OP_RESPONSE, 0, 1 << 20, 0);
 	tx_send(&r, NULL);
@@ -975,12 +981,160 @@ static void test_pkt_max(void **state)
 	assert_int_equal(write(fd, data, sizeof(data)), sizeof(data));
 	close(fd);
 	while (rx_next(&h, got, 2000) && h.op == VSOCK_OP_RW) {
-		assert_true(h.len <= 64);
+		assert_true(h.len <= max);
+		full += h.len == max;
 		assert_memory_equal(got, data + rcvd, h.len);
 		rcvd += h.len;
 	}
 	assert_int_equal(h.op, VSOCK_OP_SHUTDOWN);
 	assert_int_equal(rcvd, sizeof(data));
+	assert_true(full >= sizeof(data) / max / 2);
+}
+
+/* --rx-pkt-max caps every packet to the guest. */
+static void test_pkt_max(void **state)
+{
+	(void)state;
+	pkt_cap_check("CONNECT 99\n", 64);
+}
+
+/* "CONNECT <port> <max>" caps one connection's packets... */
+static void test_pkt_per_conn(void **state)
+{
+	(void)state;
+	pkt_cap_check("CONNECT 99 100\n", 100);
+}
+
+/* ...but never above the device's --rx-pkt-max. */
+static void test_pkt_per_conn_device_cap(void **state)
+{
+	(void)state;
+	pkt_cap_check("CONNECT 99 1000\n", 64);
+}
+
+/* Start `vhost-user-vsock SUBCOMMAND ARGS...` against this back-end. */
+static pid_t spawn_tool(const char *const *args)
+{
+	const char *bin = getenv("VB_VHOST_USER_VSOCK");
+	char *argv[24];
+	unsigned int i = 0;
+	pid_t pid;
+
+	if (!bin)
+		bin = "build/vhost-user-vsock";
+	argv[i++] = (char *)bin;
+	while (*args && i < 23)
+		argv[i++] = (char *)*args++;
+	argv[i] = NULL;
+	pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(null, 1);	/* its report lines would clutter the test log */
+		execv(bin, argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+static int tool_status(pid_t pid)
+{
+	int status;
+
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/*
+ * The host-side sender: refused once (the guest is not listening yet), it
+ * retries; then one packet per 100-byte write, carrying exactly the
+ * checked stream; EOF becomes SHUTDOWN.
+ */
+static void test_send_tool(void **state)
+{
+	const char *args[] = { "send", "--uds", F.uds, "--port", "77", "--bytes", "200000",
+			       "--buf-size", "100", "--retry", "10", NULL };
+	static uint8_t got[RXBUF], want[RXBUF];
+	uint64_t key = stress_flow_key(1, 0);
+	uint32_t rcvd = 0, full = 0, port;
+	struct vsock_hdr h, r;
+	pid_t pid;
+
+	(void)state;
+	pid = spawn_tool(args);
+	assert_true(pid > 0);
+	assert_int_equal(rx_next(&h, NULL, 5000), 1);
+	assert_int_equal(h.op, VSOCK_OP_REQUEST);
+	r = ghdr(77, h.src_port, VSOCK_OP_RST, 0, 0, 0);
+	tx_send(&r, NULL);
+	assert_int_equal(rx_next(&h, NULL, 5000), 1);	/* the retry */
+	assert_int_equal(h.op, VSOCK_OP_REQUEST);
+	assert_int_equal(h.dst_port, 77);
+	port = h.src_port;
+	r = ghdr(77, port, VSOCK_OP_RESPONSE, 0, 1 << 20, 0);
+	tx_send(&r, NULL);
+	while (rx_next(&h, got, 5000) && h.op == VSOCK_OP_RW) {
+		assert_true(h.len > 0 && h.len <= 100);
+		full += h.len == 100;
+		stress_fill(key, rcvd, want, h.len);
+		assert_memory_equal(got, want, h.len);
+		rcvd += h.len;
+	}
+	assert_int_equal(h.op, VSOCK_OP_SHUTDOWN);
+	assert_int_equal(rcvd, 200000);
+	assert_true(full >= 1900);
+	assert_int_equal(tool_status(pid), 0);
+}
+
+/* Nobody ever listens: send gives up after --retry with status 1. */
+static void test_send_tool_refused(void **state)
+{
+	const char *args[] = { "send", "--uds", F.uds, "--port", "78", "--bytes", "1000",
+			       "--retry", "0.5", NULL };
+	struct vsock_hdr h, r;
+	int refusals = 0;
+	pid_t pid;
+
+	(void)state;
+	pid = spawn_tool(args);
+	assert_true(pid > 0);
+	while (rx_next(&h, NULL, 1500)) {
+		assert_int_equal(h.op, VSOCK_OP_REQUEST);
+		r = ghdr(78, h.src_port, VSOCK_OP_RST, 0, 0, 0);
+		tx_send(&r, NULL);
+		refusals++;
+	}
+	assert_true(refusals >= 2);
+	assert_int_equal(tool_status(pid), 1);
+}
+
+/* The host-side ping-pong client against an echoing guest. */
+static void test_pingpong_tool(void **state)
+{
+	const char *args[] = { "pingpong", "--uds", F.uds, "--port", "79", "--size", "64",
+			       "--count", "20", "--warmup", "2", NULL };
+	static uint8_t got[RXBUF];
+	uint32_t port, echoed = 0;
+	struct vsock_hdr h, r;
+	pid_t pid;
+
+	(void)state;
+	pid = spawn_tool(args);
+	assert_true(pid > 0);
+	assert_int_equal(rx_next(&h, NULL, 5000), 1);
+	assert_int_equal(h.op, VSOCK_OP_REQUEST);
+	port = h.src_port;
+	r = ghdr(79, port, VSOCK_OP_RESPONSE, 0, 1 << 20, 0);
+	tx_send(&r, NULL);
+	while (rx_next(&h, got, 5000) && h.op == VSOCK_OP_RW) {
+		assert_int_equal(h.len, 64);	/* one request, one packet */
+		r = ghdr(79, port, VSOCK_OP_RW, h.len, 1 << 20, echoed + h.len);
+		tx_send(&r, got);
+		echoed += h.len;
+	}
+	assert_int_equal(h.op, VSOCK_OP_SHUTDOWN);
+	assert_int_equal(echoed, 22 * 64);
+	assert_int_equal(tool_status(pid), 0);
 }
 
 /* A vhost-user message the back-end refuses ends it with status 1. */
@@ -1007,6 +1161,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_concurrent, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_guest_close_drains, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pkt_max, setup_pkt64, teardown),
+		cmocka_unit_test_setup_teardown(test_pkt_per_conn, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pkt_per_conn_device_cap, setup_pkt64, teardown),
+		cmocka_unit_test_setup_teardown(test_send_tool, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_send_tool_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pingpong_tool, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_message, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_device_stop, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_guest_to_host_reply, setup, teardown),

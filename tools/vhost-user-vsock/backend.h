@@ -38,6 +38,7 @@ struct conn {
 	int fd;
 	enum conn_state state;
 	uint32_t host_port, guest_port;
+	uint32_t pkt_max;		/* from the CONNECT line; 0: device's */
 	char line[40];
 	unsigned int linelen;
 	unsigned int ep_events;		/* what epoll watches for now */

@@ -2,10 +2,16 @@
 /*
  * `vhost-user-vsock send`: the host-side sender (what vsock_perf --sender
  * was on a vhost-vsock host): connect to the back-end's Unix socket, ask
- * for a guest port with "CONNECT <port>\n", then write --bytes in
- * --buf-size writes and close.  The bytes are the stress-test stream of
+ * for a guest port with "CONNECT <port> <packet size>\n", then write
+ * --bytes in --buf-size writes and close.  The packet size announced is
+ * the write size (at most 64 KiB), so the guest gets one packet per write
+ * as from vhost-vsock.  The bytes are the stress-test stream of
  * tools/lib/stress_verify.h for (--seed, flow 0), so a receiver can check
  * every byte; the CRC32C of the whole stream is printed too.
+ *
+ * `vhost-user-vsock pingpong`: the host-side client of a guest echo
+ * server (vb-pingpong --server): --count timed round trips of --size
+ * bytes, RTT mean/p50/p99 on the host's clock.
  *
  * `vhost-user-vsock recv`: the host end of guest->host connections:
  * listen on PATH (the back-end's UDS_PATH_<port>), accept one connection,
@@ -13,6 +19,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,21 +28,36 @@
 #include <sys/un.h>
 
 #include "bench_util.h"
+#include "bench_vsock.h"
 #include "hostio.h"
+#include "stats.h"
 #include "stress_verify.h"
 
 #define PROG "vhost-user-vsock"
+/* The largest packet vhost-vsock sends, and what the back-end accepts. */
+#define HOSTIO_PKT_MAX	(64u << 10)
+/* send: stream bytes generated per fill (see hostio_send()). */
+#define SEND_CHUNK	(64u << 10)
 
 static void io_usage(FILE *f)
 {
 	fprintf(f,
-"Usage: " PROG " send --uds PATH --port PORT --bytes SIZE [--buf-size SIZE] [--seed N]\n"
+"Usage: " PROG " send --uds PATH --port PORT --bytes SIZE [--buf-size SIZE]\n"
+"            [--pkt-size SIZE] [--seed N] [--retry SECONDS]\n"
+"       " PROG " pingpong --uds PATH --port PORT [--size SIZE] [--count N]\n"
+"            [--warmup N] [--retry SECONDS]\n"
 "       " PROG " recv --listen PATH [--expect-bytes SIZE] [--seed N] [--verify]\n"
-"send: connect to the back-end's host endpoint PATH, 'CONNECT PORT', write\n"
+"send: connect to the back-end's host endpoint PATH, 'CONNECT PORT PKT', write\n"
 "      SIZE bytes of the checked stream in --buf-size writes (default 64K), close.\n"
+"      --pkt-size caps each packet to the guest (default: the write size, at\n"
+"      most 64K: one packet per write, as vhost-vsock does; 0: no cap asked).\n"
+"pingpong: --count round trips (default 10000, after --warmup 100 untimed) of\n"
+"      --size bytes (default 64) with a guest echo server (vb-pingpong --server).\n"
 "recv: accept one connection on PATH (the back-end's <uds>_<port>), read to\n"
 "      EOF; --verify checks every byte against the stream of --seed.\n"
-"Both print 'key: value' lines (bytes, seconds, gbps, crc32c).\n"
+"--retry: keep trying while the guest refuses the port (not listening yet),\n"
+"      for at most SECONDS (default 0: one try).\n"
+"All print 'key: value' lines, send and pingpong one JSON line too.\n"
 "Exit: 0 ok, 1 runtime error or mismatch, 2 bad arguments.\n");
 }
 
@@ -60,17 +82,90 @@ static int unix_addr(const char *path, struct sockaddr_un *sa)
 
 static int write_all(int fd, const uint8_t *p, size_t len)
 {
-	while (len) {
-		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+	return bench_send_all(fd, p, len, NULL, NULL) ? -1 : 0;
+}
 
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= n;
+/*
+ * One try: connect to the back-end's host endpoint, send the CONNECT line
+ * and read the answer byte by byte (the stream follows it directly).
+ * Returns the fd, -ECONNRESET if the guest refused the port (the back-end
+ * closes without an answer), another -errno otherwise.
+ */
+static int host_connect_once(const struct sockaddr_un *sa, const char *req,
+			     uint32_t *host_port)
+{
+	char line[64];
+	unsigned int i;
+	char *end;
+	int fd, err;
+
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (connect(fd, (const struct sockaddr *)sa, sizeof(*sa)) < 0 ||
+	    write_all(fd, (const uint8_t *)req, strlen(req))) {
+		err = -errno;
+		close(fd);
+		return err;
 	}
-	return 0;
+	for (i = 0; i < sizeof(line) - 1; i++) {
+		ssize_t n = read(fd, line + i, 1);
+
+		if (n < 0 && errno == EINTR) {
+			i--;
+			continue;
+		}
+		if (n <= 0) {
+			close(fd);
+			return -ECONNRESET;
+		}
+		if (line[i] == '\n')
+			break;
+	}
+	line[i] = 0;
+	if (strncmp(line, "OK ", 3) || (*host_port = strtoul(line + 3, &end, 10), *end)) {
+		fprintf(stderr, PROG ": back-end answered '%s'\n", line);
+		close(fd);
+		return -EPROTO;
+	}
+	return fd;
+}
+
+/*
+ * Connect to guest port @port through the back-end at @path, asking for
+ * packets of at most @pkt bytes (0: no cap).  While the guest refuses
+ * (its listener is not up yet) retry every 20 ms for @retry_s seconds.
+ * Returns the stream's fd or -1 (reason printed).
+ */
+static int host_connect(const char *path, uint64_t port, uint64_t pkt,
+			double retry_s, uint32_t *host_port)
+{
+	uint64_t deadline = bench_now_ns() + (uint64_t)(retry_s * 1e9);
+	struct sockaddr_un sa;
+	char req[64];
+	int fd;
+
+	if (unix_addr(path, &sa))
+		return -1;
+	if (pkt)
+		snprintf(req, sizeof(req), "CONNECT %llu %llu\n",
+			 (unsigned long long)port, (unsigned long long)pkt);
+	else
+		snprintf(req, sizeof(req), "CONNECT %llu\n", (unsigned long long)port);
+	for (;;) {
+		fd = host_connect_once(&sa, req, host_port);
+		if (fd >= 0)
+			return fd;
+		if (fd != -ECONNRESET || bench_now_ns() >= deadline)
+			break;
+		usleep(20000);
+	}
+	if (fd == -ECONNRESET)
+		fprintf(stderr, PROG ": guest port %llu: connection refused or reset\n",
+			(unsigned long long)port);
+	else if (fd != -EPROTO)
+		fprintf(stderr, PROG ": connect %s: %s\n", path, strerror(-fd));
+	return -1;
 }
 
 int hostio_send(int argc, char **argv)
@@ -80,17 +175,18 @@ int hostio_send(int argc, char **argv)
 		{ "port", required_argument, NULL, 'p' },
 		{ "bytes", required_argument, NULL, 'b' },
 		{ "buf-size", required_argument, NULL, 's' },
+		{ "pkt-size", required_argument, NULL, 'P' },
 		{ "seed", required_argument, NULL, 'S' },
+		{ "retry", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t port = UINT64_MAX, bytes = UINT64_MAX, bufsz = 64 << 10, seed = 1;
-	uint64_t off = 0, t0, t1, key;
+	uint64_t pkt = UINT64_MAX, off = 0, chunk, t0, t1, key;
 	const char *path = NULL;
-	struct sockaddr_un sa;
-	char line[64];
-	unsigned int ll = 0;
-	uint32_t crc = 0;
+	struct bench_json j;
+	uint32_t crc = 0, host_port;
+	double retry = 0;
 	uint8_t *buf;
 	int fd, c;
 
@@ -110,9 +206,17 @@ int hostio_send(int argc, char **argv)
 			if (bench_parse_size(optarg, &bufsz) || !bufsz || bufsz > (64 << 20))
 				return bad("buf-size", optarg);
 			break;
+		case 'P':
+			if (bench_parse_size(optarg, &pkt) || pkt > HOSTIO_PKT_MAX)
+				return bad("pkt-size", optarg);
+			break;
 		case 'S':
 			if (bench_parse_u64(optarg, UINT64_MAX, &seed))
 				return bad("seed", optarg);
+			break;
+		case 'r':
+			if (bench_parse_seconds(optarg, &retry))
+				return bad("retry", optarg);
 			break;
 		case 'h':
 			io_usage(stdout);
@@ -128,57 +232,187 @@ int hostio_send(int argc, char **argv)
 		io_usage(stderr);
 		return 2;
 	}
-	if (unix_addr(path, &sa))
-		return 2;
-	buf = malloc(bufsz);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (!buf || fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		fprintf(stderr, PROG " send: connect %s: %s\n", path, strerror(errno));
+	if (pkt == UINT64_MAX)
+		pkt = bufsz < HOSTIO_PKT_MAX ? bufsz : HOSTIO_PKT_MAX;
+	/*
+	 * The stream is generated and checksummed a whole chunk (>= 64 KiB) at
+	 * a time and written in --buf-size pieces: at 64-byte writes the host
+	 * shares its two cores with the guest's vCPUs, and the sender should
+	 * cost a write() per write, not a fill and a CRC as well.
+	 */
+	chunk = bufsz >= SEND_CHUNK ? bufsz : SEND_CHUNK / bufsz * bufsz;
+	buf = malloc(chunk);
+	if (!buf) {
+		fprintf(stderr, PROG " send: out of memory\n");
 		return 1;
 	}
-	ll = snprintf(line, sizeof(line), "CONNECT %llu\n", (unsigned long long)port);
-	if (write_all(fd, (uint8_t *)line, ll)) {
-		fprintf(stderr, PROG " send: writing CONNECT: %s\n", strerror(errno));
-		return 1;
-	}
-	/* The answer, byte by byte: the stream may follow it directly. */
-	for (ll = 0; ll < sizeof(line) - 1; ll++) {
-		ssize_t n = read(fd, line + ll, 1);
-
-		if (n <= 0) {
-			fprintf(stderr, PROG " send: guest port %llu: connection refused or reset\n",
-				(unsigned long long)port);
-			return 1;
-		}
-		if (line[ll] == '\n')
-			break;
-	}
-	line[ll] = 0;
-	if (strncmp(line, "OK ", 3)) {
-		fprintf(stderr, PROG " send: back-end answered '%s'\n", line);
+	fd = host_connect(path, port, pkt, retry, &host_port);
+	if (fd < 0) {
+		free(buf);
 		return 1;
 	}
 	key = stress_flow_key(seed, 0);
 	t0 = bench_now_ns();
 	while (off < bytes) {
-		size_t n = bytes - off < bufsz ? bytes - off : bufsz;
+		size_t len = bytes - off < chunk ? bytes - off : chunk, i;
 
-		stress_fill(key, off, buf, n);
-		crc = stress_crc32c(crc, buf, n);
-		if (write_all(fd, buf, n)) {
-			fprintf(stderr, PROG " send: write at byte %llu: %s\n",
-				(unsigned long long)off, strerror(errno));
-			return 1;
+		stress_fill(key, off, buf, len);
+		crc = stress_crc32c(crc, buf, len);
+		for (i = 0; i < len; i += bufsz) {
+			size_t n = len - i < bufsz ? len - i : bufsz;
+
+			if (write_all(fd, buf + i, n)) {
+				fprintf(stderr, PROG " send: write at byte %llu: %s\n",
+					(unsigned long long)(off + i), strerror(errno));
+				close(fd);
+				free(buf);
+				return 1;
+			}
 		}
-		off += n;
+		off += len;
 	}
 	t1 = bench_now_ns();
 	close(fd);
-	printf("host_port: %s\nbytes: %llu\nseconds: %.6f\ngbps: %.4f\ncrc32c: 0x%08x\n",
-	       line + 3, (unsigned long long)off, (t1 - t0) / 1e9,
-	       bench_gbps(off, t1 - t0), crc);
 	free(buf);
+	printf("host_port: %u\nbytes: %llu\nseconds: %.6f\ngbps: %.4f\ncrc32c: 0x%08x\n",
+	       host_port, (unsigned long long)off, (t1 - t0) / 1e9,
+	       bench_gbps(off, t1 - t0), crc);
+	bench_json_begin_tool(&j, stdout, PROG "-send");
+	bench_json_u64(&j, "port", port);
+	bench_json_u64(&j, "host_port", host_port);
+	bench_json_u64(&j, "buf_size", bufsz);
+	bench_json_u64(&j, "pkt_size", pkt);
+	bench_json_u64(&j, "bytes", off);
+	bench_json_double(&j, "seconds", (t1 - t0) / 1e9);
+	bench_json_double(&j, "gbps", bench_gbps(off, t1 - t0));
+	bench_json_end(&j);
 	return 0;
+}
+
+int hostio_pingpong(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "uds", required_argument, NULL, 'u' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "size", required_argument, NULL, 's' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "warmup", required_argument, NULL, 'w' },
+		{ "retry", required_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint64_t port = UINT64_MAX, size = 64, count = 10000, warmup = 100, i;
+	double *rtt_us = NULL, mean, p50, p99, lo, hi, retry = 0;
+	uint8_t *req = NULL, *resp = NULL;
+	const char *path = NULL;
+	struct bench_json j;
+	uint32_t host_port;
+	int fd = -1, c, err, rc = 1;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'u': path = optarg; break;
+		case 'p':
+			if (bench_parse_u64(optarg, UINT32_MAX, &port))
+				return bad("port", optarg);
+			break;
+		case 's':
+			if (bench_parse_size(optarg, &size) || !size || size > (16 << 20))
+				return bad("size", optarg);
+			break;
+		case 'n':
+			if (bench_parse_u64(optarg, 100000000, &count) || !count)
+				return bad("count", optarg);
+			break;
+		case 'w':
+			if (bench_parse_u64(optarg, 100000000, &warmup))
+				return bad("warmup", optarg);
+			break;
+		case 'r':
+			if (bench_parse_seconds(optarg, &retry))
+				return bad("retry", optarg);
+			break;
+		case 'h':
+			io_usage(stdout);
+			return 0;
+		default:
+			fprintf(stderr, PROG " pingpong: unknown option '%s'\n", argv[optind - 1]);
+			io_usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc || !path || port == UINT64_MAX) {
+		fprintf(stderr, PROG " pingpong: --uds and --port are required\n");
+		io_usage(stderr);
+		return 2;
+	}
+	req = malloc(size);
+	resp = malloc(size);
+	rtt_us = malloc(count * sizeof(*rtt_us));
+	if (!req || !resp || !rtt_us) {
+		fprintf(stderr, PROG " pingpong: out of memory\n");
+		goto out;
+	}
+	memset(req, 'p', size);
+	/* One request goes out as one packet, as a vsock client's send(). */
+	fd = host_connect(path, port, size < HOSTIO_PKT_MAX ? size : HOSTIO_PKT_MAX,
+			  retry, &host_port);
+	if (fd < 0)
+		goto out;
+	for (i = 0; i < warmup + count; i++) {
+		uint64_t t0 = bench_now_ns(), t1;
+
+		err = bench_send_all(fd, req, size, NULL, NULL);
+		if (!err)
+			err = bench_recv_exact(fd, resp, size);
+		if (err) {
+			fprintf(stderr, PROG " pingpong: round trip %llu: %s\n",
+				(unsigned long long)i, strerror(-err));
+			goto out;
+		}
+		t1 = bench_now_ns();
+		if (i >= warmup)
+			rtt_us[i - warmup] = (double)(t1 - t0) / 1e3;
+	}
+	if (memcmp(req, resp, size)) {
+		fprintf(stderr, PROG " pingpong: echo does not match the request\n");
+		goto out;
+	}
+	mean = stats_mean(rtt_us, count);
+	if (stats_percentile(rtt_us, count, 50, &p50) ||
+	    stats_percentile(rtt_us, count, 99, &p99)) {
+		fprintf(stderr, PROG " pingpong: percentile computation failed\n");
+		goto out;
+	}
+	lo = hi = rtt_us[0];
+	for (i = 1; i < count; i++) {
+		lo = fmin(lo, rtt_us[i]);
+		hi = fmax(hi, rtt_us[i]);
+	}
+	printf("host_port: %u\nsize: %llu\ncount: %llu\n", host_port,
+	       (unsigned long long)size, (unsigned long long)count);
+	printf("rtt mean: %.3f us\nrtt p50: %.3f us\nrtt p99: %.3f us\n", mean, p50, p99);
+	printf("rtt min: %.3f us\nrtt max: %.3f us\n", lo, hi);
+	bench_json_begin_tool(&j, stdout, PROG "-pingpong");
+	bench_json_u64(&j, "port", port);
+	bench_json_u64(&j, "size", size);
+	bench_json_u64(&j, "count", count);
+	bench_json_u64(&j, "warmup", warmup);
+	bench_json_double(&j, "rtt_us_mean", mean);
+	bench_json_double(&j, "rtt_us_p50", p50);
+	bench_json_double(&j, "rtt_us_p99", p99);
+	bench_json_double(&j, "rtt_us_min", lo);
+	bench_json_double(&j, "rtt_us_max", hi);
+	bench_json_end(&j);
+	rc = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	free(req);
+	free(resp);
+	free(rtt_us);
+	return rc;
 }
 
 int hostio_recv(int argc, char **argv)

@@ -5,5 +5,6 @@
 
 int hostio_send(int argc, char **argv);
 int hostio_recv(int argc, char **argv);
+int hostio_pingpong(int argc, char **argv);
 
 #endif

@@ -6,6 +6,7 @@
  *   vhost-user-vsock --socket VU_PATH --uds UDS_PATH [--guest-cid N] [-v]
  *   vhost-user-vsock send --uds UDS_PATH --port P --bytes N [--buf-size S]
  *   vhost-user-vsock recv --listen PATH [--expect-bytes N]
+ *   vhost-user-vsock pingpong --uds UDS_PATH --port P [--size S]
  *
  * The back-end serves one front-end connection and exits when it closes.
  */
@@ -32,11 +33,12 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "Usage: " PROG " --socket PATH --uds PATH [--guest-cid N] [--rx-pkt-max N] [-v]\n"
-"       " PROG " send|recv ... (host-side test endpoints; '" PROG " send --help')\n"
+"       " PROG " send|recv|pingpong ... (host-side test endpoints; '" PROG " send --help')\n"
 "A vhost-user back-end for QEMU's vhost-user-vsock-pci device.\n"
 "  --socket PATH    vhost-user socket to listen on (QEMU: -chardev socket,path=PATH)\n"
 "  --uds PATH       host endpoint: connect here and write 'CONNECT <port>\\n' to\n"
-"                   reach guest port <port>; guest connections to CID 2 port P\n"
+"                   reach guest port <port> ('CONNECT <port> <max>\\n': packets\n"
+"                   of at most <max> bytes); guest connections to CID 2 port P\n"
 "                   go to the Unix socket PATH_P\n"
 "  --guest-cid N    the guest's CID (default 3)\n"
 "  --rx-pkt-max N   at most N payload bytes per packet to the guest (1..65536,\n"
@@ -264,6 +266,8 @@ int main(int argc, char **argv)
 		return hostio_send(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "recv"))
 		return hostio_recv(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "pingpong"))
+		return hostio_pingpong(argc - 1, argv + 1);
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "v", opts, NULL)) != -1) {

@@ -490,6 +490,8 @@ void vsock_rx_pump(struct backend *b)
 			cap = ch.len - VSOCK_HDR_SIZE;
 		if (cap > b->rx_pkt_max)
 			cap = b->rx_pkt_max;
+		if (c->pkt_max && cap > c->pkt_max)
+			cap = c->pkt_max;
 		n = readv(c->fd, s, iov_slice(ch.iov, ch.niov, VSOCK_HDR_SIZE, cap, s,
 					      VU_CHAIN_MAX_IOV));
 		if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
@@ -552,9 +554,9 @@ static int port_in_use(struct backend *b, uint32_t port)
 /* "CONNECT <port>\n", one byte at a time: what follows is stream data. */
 static void read_connect_line(struct backend *b, struct conn *c)
 {
-	unsigned long port;
-	char ch, *end;
+	uint32_t port;
 	ssize_t n;
+	char ch;
 
 	for (;;) {
 		n = read(c->fd, &ch, 1);
@@ -575,11 +577,8 @@ static void read_connect_line(struct backend *b, struct conn *c)
 	c->line[c->linelen] = 0;
 	if (c->linelen && c->line[c->linelen - 1] == '\r')
 		c->line[--c->linelen] = 0;
-	errno = 0;
-	if (strncmp(c->line, "CONNECT ", 8) || c->line[8] < '0' || c->line[8] > '9' ||
-	    (port = strtoul(c->line + 8, &end, 10), *end) || errno ||
-	    port > UINT32_MAX) {
-		logmsg("host sent '%s', want 'CONNECT <port>': closed", c->line);
+	if (vsock_parse_connect(c->line, &port, &c->pkt_max)) {
+		logmsg("host sent '%s', want 'CONNECT <port> [<max packet>]': closed", c->line);
 		conn_kill(b, c, 0, NULL);
 		return;
 	}
@@ -589,7 +588,7 @@ static void read_connect_line(struct backend *b, struct conn *c)
 			b->next_host_port = 1024;
 	} while (port_in_use(b, b->next_host_port));
 	c->host_port = b->next_host_port;
-	c->guest_port = (uint32_t)port;
+	c->guest_port = port;
 	c->state = C_HOST_CONNECTING;
 	queue_ctrl(b, c->host_port, c->guest_port, VSOCK_OP_REQUEST, 0);
 }

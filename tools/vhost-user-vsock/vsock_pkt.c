@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* virtio-vsock header coding and iovec helpers. */
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "vsock_pkt.h"
@@ -91,4 +93,36 @@ int iov_copy_in(const struct iovec *iov, unsigned int niov, size_t off,
 		const void *src, size_t len)
 {
 	return iov_copy(iov, niov, off, (uint8_t *)src, len, 0);
+}
+
+/* A decimal number without sign, spaces or leading '+'; -1 if not. */
+static int parse_u32(const char *s, const char **end, uint32_t *out)
+{
+	unsigned long v;
+	char *e;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoul(s, &e, 10);
+	if (errno || v > UINT32_MAX)
+		return -1;
+	*out = (uint32_t)v;
+	*end = e;
+	return 0;
+}
+
+int vsock_parse_connect(const char *line, uint32_t *port, uint32_t *max)
+{
+	const char *p;
+
+	*max = 0;
+	if (strncmp(line, "CONNECT ", 8) || parse_u32(line + 8, &p, port))
+		return -1;
+	if (!*p)
+		return 0;
+	if (*p != ' ' || parse_u32(p + 1, &p, max) || *p ||
+	    !*max || *max > 65536)
+		return -1;
+	return 0;
 }

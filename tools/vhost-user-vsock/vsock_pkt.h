@@ -37,6 +37,17 @@ struct vsock_hdr {
 	uint32_t buf_alloc, fwd_cnt;
 };
 
+/*
+ * A host endpoint's request line, without its '\n': "CONNECT <port>", or
+ * the lab's extension "CONNECT <port> <max>" where max (1..65536) caps the
+ * payload of each packet this connection sends to the guest.  A host Unix
+ * socket is a byte stream, so a sender's write size is lost on the way in;
+ * vhost-vsock turns each host write into one packet, and a sender that
+ * announces its write size here gets the same packets.  Returns 0 (with
+ * *max = 0 when not given) or -1 if the line is malformed.
+ */
+int vsock_parse_connect(const char *line, uint32_t *port, uint32_t *max);
+
 void vsock_hdr_encode(const struct vsock_hdr *h, uint8_t out[VSOCK_HDR_SIZE]);
 void vsock_hdr_decode(const uint8_t in[VSOCK_HDR_SIZE], struct vsock_hdr *h);
 const char *vsock_op_name(uint16_t op);

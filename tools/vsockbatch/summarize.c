@@ -92,6 +92,7 @@ struct set {
 	char kernel_release[SUM_MAX_STATES][128];
 	char kernel_mode[SUM_MAX_STATES][16];
 	double level;		/* confidence level, for headings */
+	int rx_cpu;		/* manifest's experiment.rx_cpu; -1: none */
 };
 
 static void usage(FILE *f)
@@ -196,6 +197,17 @@ static int load_manifest(struct set *s, const char *dir)
 			fprintf(stderr, SUM_NAME ": %s: state '%s' listed twice\n", path, n);
 			return VB_EXIT_USAGE;
 		}
+	}
+	s->rx_cpu = -1;
+	v = json_object_get(json_object_get(s->manifest, "experiment"), "rx_cpu");
+	if (v) {
+		if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+		    json_integer_value(v) >= SUM_MAX_CPUS) {
+			fprintf(stderr, SUM_NAME ": %s: experiment.rx_cpu must be a CPU number below %d\n",
+				path, SUM_MAX_CPUS);
+			return VB_EXIT_USAGE;
+		}
+		s->rx_cpu = (int)json_integer_value(v);
 	}
 	a = json_object_get(s->manifest, "payloads");
 	if (!json_is_array(a) || !json_array_size(a) ||
@@ -367,6 +379,15 @@ static int load_traced(struct set *s, const char *dir, size_t ri)
 		ADD(SUM_M_LOOKUPS_PER_PKT, m.lookups_per_pkt);
 		if (r.cost.measured)
 			ADD(SUM_M_COST_PER_BYTE, m.cost_per_byte);
+		if (r.cost.measured && s->rx_cpu >= 0 && r.totals.cnt[VB_C_BYTES]) {
+			/* The cover letter's "Guest CPU1" figure: the vCPU the
+			 * RX worker was pinned to, per byte received. */
+			for (c = 0; c < r.ncpus; c++)
+				if (r.cpus[c].cpu == (unsigned int)s->rx_cpu &&
+				    r.cpus[c].cost > 0)
+					ADD(SUM_M_COST_RX_CPU, (double)r.cpus[c].cost /
+					    (double)r.totals.cnt[VB_C_BYTES]);
+		}
 		ADD(SUM_M_WORKER_NS_PER_BYTE, m.worker_ns_per_byte);
 #undef ADD
 		for (c = 0; c < VB_MAX_SLOTS; c++) {
@@ -408,7 +429,7 @@ struct comp {
 
 static const char *unit_of(const struct set *s, enum sum_metric m)
 {
-	if (m == SUM_M_COST_PER_BYTE)
+	if (m == SUM_M_COST_PER_BYTE || m == SUM_M_COST_RX_CPU)
 		return s->have_cost_unit && s->cost_unit == VB_COST_CYCLES ?
 			"cycles/byte" : "cpu-clock-ns/byte";
 	return sum_metrics[m].unit;
@@ -742,6 +763,9 @@ static void md_comparison(FILE *f, const struct set *s, const struct comp *c,
 	}
 	md_table(f, s, c, SUM_M_COST_PER_BYTE, SUM_M_NR,
 		 "CPU cost per received byte, all vCPUs, fixed 64K receiver, traced run");
+	if (s->rx_cpu >= 0)
+		md_table(f, s, c, SUM_M_COST_RX_CPU, SUM_M_NR,
+			 "CPU cost per received byte on the RX worker's vCPU (the cover letter's Guest CPU1 table), fixed 64K receiver, traced run");
 	if (full)
 		md_table(f, s, c, SUM_M_TPUT_TRACED, SUM_M_NR,
 			 "RX throughput of the traced runs (tracer overhead included: not comparable with the untraced tables)");
@@ -752,20 +776,28 @@ static void md_comparison(FILE *f, const struct set *s, const struct comp *c,
 
 static void md_where(FILE *f, const struct set *s)
 {
+	const char *worker, *pinning;
 	unsigned int st, cpu;
 	bool any = false;
+	json_t *exp;
 
 	for (st = 0; st < s->nstates; st++)
 		for (cpu = 0; cpu < SUM_MAX_CPUS; cpu++)
 			any |= s->cpus[st][cpu].seen;
 	if (!any)
 		return;
+	/* Sets from before the host->guest mode have no rx_worker: loopback. */
+	exp = json_object_get(s->manifest, "experiment");
+	worker = json_string_value(json_object_get(exp, "rx_worker"));
+	pinning = json_string_value(json_object_get(exp, "pinning"));
 	fprintf(f, "\n## Where the RX worker ran (traced runs, all payloads summed)\n\n"
-		"Receiver pinned to vCPU 0, sender to vCPU 1.  Packets and RX worker\n"
-		"calls (vsock_loopback_work) counted per CPU by the tracer:\n\n"
-		"| state | CPU | packets | batches | worker calls | worker time ms | busy %s |\n"
-		"|---|---:|---:|---:|---:|---:|---:|\n",
+		"%s.  Packets and RX worker\n"
+		"calls (%s) counted per CPU by the tracer:\n\n"
+		"| state | CPU | packets | batches | worker calls | worker time ms | busy %s |\n",
+		pinning ? pinning : "Receiver pinned to vCPU 0, sender to vCPU 1",
+		worker ? worker : "vsock_loopback_work",
 		s->have_cost_unit && s->cost_unit == VB_COST_CYCLES ? "cycles" : "cpu-clock ms");
+	fprintf(f, "|---|---:|---:|---:|---:|---:|---:|\n");
 	for (st = 0; st < s->nstates; st++)
 		for (cpu = 0; cpu < SUM_MAX_CPUS; cpu++) {
 			const struct cpu_acc *a = &s->cpus[st][cpu];
@@ -852,9 +884,10 @@ static int write_report(const struct set *s, struct comp *comps, size_t ncomp,
 	fprintf(f, "\n## Plots\n\n"
 		"- plots/tput-fixed.svg, plots/tput-match.svg: throughput vs payload per state, mean with %.0f%% t-interval of the runs\n"
 		"- plots/change.svg: paired change vs payload with the %.0f%% CI (log-ratio t-interval)\n"
-		"- plots/nsbyte.svg: CPU cost per byte vs payload\n"
+		"- plots/nsbyte.svg: CPU cost per byte vs payload%s\n"
 		"- plots/hist-batch.svg, plots/hist-hold.svg: packets per batch and lock hold per batch, share of batches per log2 slot\n"
-		"(PNG next to each SVG.)\n", 100 * o->st.level, 100 * o->st.level);
+		"(PNG next to each SVG.)\n", 100 * o->st.level, 100 * o->st.level,
+		s->rx_cpu >= 0 ? "; plots/nsbyte-rx.svg: the same on the RX worker's vCPU only" : "");
 	if (fclose(f)) {
 		fprintf(stderr, SUM_NAME ": %s: write failed\n", path);
 		return VB_EXIT_FAIL;
@@ -889,6 +922,7 @@ static int write_plots(const struct set *s, struct comp *comps, size_t ncomp,
 		{ "tput-fixed.dat", SUM_M_TPUT_FIXED },
 		{ "tput-match.dat", SUM_M_TPUT_MATCH },
 		{ "nsbyte.dat", SUM_M_COST_PER_BYTE },
+		{ "nsbyte-rx.dat", SUM_M_COST_RX_CPU },	/* only with rx_cpu */
 	};
 	char path[4096];
 	unsigned int pi, st, k, c;
@@ -901,6 +935,8 @@ static int write_plots(const struct set *s, struct comp *comps, size_t ncomp,
 		return VB_EXIT_FAIL;
 	}
 	for (k = 0; k < sizeof(per_state) / sizeof(per_state[0]); k++) {
+		if (per_state[k].m == SUM_M_COST_RX_CPU && s->rx_cpu < 0)
+			continue;
 		f = open_dat(o, per_state[k].file);
 		if (!f)
 			return VB_EXIT_FAIL;
@@ -1004,7 +1040,7 @@ static int write_plots(const struct set *s, struct comp *comps, size_t ncomp,
 static void print_headline(const struct set *s, const struct comp *c)
 {
 	static const enum sum_metric ms[] = {
-		SUM_M_TPUT_FIXED, SUM_M_TPUT_MATCH, SUM_M_COST_PER_BYTE,
+		SUM_M_TPUT_FIXED, SUM_M_TPUT_MATCH, SUM_M_COST_PER_BYTE, SUM_M_COST_RX_CPU,
 	};
 	char b1[32], b2[32], b3[96], pl[16];
 	unsigned int pi, k;

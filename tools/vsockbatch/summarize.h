@@ -36,6 +36,7 @@ enum sum_metric {
 	SUM_M_LOOKUPS_PER_PKT,	/* socket lookups per packet */
 	SUM_M_COST_PER_BYTE,	/* CPU cost per byte (cycles or cpu-clock ns) */
 	SUM_M_WORKER_NS_PER_BYTE, /* time inside RX workers per byte */
+	SUM_M_COST_RX_CPU,	/* CPU cost per byte on the RX worker's vCPU */
 	SUM_M_NR
 };
 

@@ -41,6 +41,8 @@ const struct sum_metric_info sum_metrics[SUM_M_NR] = {
 				"CPU cost per received byte, all vCPUs", true, true },
 	[SUM_M_WORKER_NS_PER_BYTE] = { "worker_ns_per_byte", "ns/byte",
 				"time inside RX workers per byte", true, true },
+	[SUM_M_COST_RX_CPU] = { "cost_per_byte_rx_cpu", "cpu-clock-ns/byte",
+				"CPU cost per received byte, RX worker vCPU", true, true },
 };
 
 int sum_metric_find(const char *name)

@@ -1,0 +1,97 @@
+#!/bin/bash
+# h2g-host.sh: the host half of one host->guest experiment run
+# (scripts/experiment.sh --mode h2g), started by scripts/guest-run.sh -H
+# next to a guest running tests/guest/experiment-run.sh with MODE=h2g.
+#
+# Walks the guest's sequence of ports (from 3001: per payload a fixed and
+# a matched transfer, then one ping-pong per RTT size, then per payload one
+# traced transfer) and drives each from the host through the lab's
+# vhost-user-vsock device, as the cover letter's host-side vsock_perf did:
+#   transfer   vhost-user-vsock send: PAYLOAD-byte writes, one packet per
+#              write (the CONNECT line announces the write size)
+#   ping-pong  vhost-user-vsock pingpong against the guest's echo server;
+#              its RTTs (host clock) go to host-samples.jsonl
+# Before each step it waits for the guest listener's "Listen port N" line
+# in its output file (the run directory is shared with the guest), so
+# connection attempts never reach the guest during the previous transfer
+# or while the tracer loads.
+#
+# Environment: VB_UDS, VB_OUTDIR, VB_GUEST_PID (from guest-run.sh -H);
+# PAYLOADS, SCALE, CAP, RTT_SIZES, PP_COUNT, PP_WARMUP, TRACE as given to
+# the guest.  Output: VB_OUTDIR/host-samples.jsonl, VB_OUTDIR/raw/host.*.
+# Exit 0 when every step worked, 1 otherwise (the others still run).
+set -uo pipefail
+VB_ROOT=$(cd "$(dirname "$0")/.." && pwd)
+VU=$VB_ROOT/build/vhost-user-vsock
+: "${VB_UDS:?run me through scripts/guest-run.sh -U -H}"
+: "${VB_OUTDIR:?}" "${VB_GUEST_PID:?}" "${PAYLOADS:?}" "${SCALE:?}" "${CAP:?}"
+RTT_SIZES=${RTT_SIZES-}
+PP_COUNT=${PP_COUNT:-500} PP_WARMUP=${PP_WARMUP:-50} TRACE=${TRACE:-1}
+for n in $PAYLOADS $RTT_SIZES $SCALE $CAP $PP_COUNT $PP_WARMUP; do
+	[[ "$n" =~ ^[0-9]+$ ]] || { echo "h2g-host: bad number '$n'" >&2; exit 2; }
+done
+[ -x "$VU" ] || { echo "h2g-host: $VU missing (run make)" >&2; exit 2; }
+raw=$VB_OUTDIR/raw
+samples=$VB_OUTDIR/host-samples.jsonl
+mkdir -p "$raw" || exit 1
+: >"$samples"
+port=3000 fails=0
+
+say() { echo "h2g-host: $*"; }
+fail() { say "FAIL: $*"; fails=$((fails + 1)); }
+
+# wait_listen FILE PORT: until the guest listener writing FILE listens on
+# PORT; 1 if the guest is gone first
+wait_listen() {
+	until grep -qx "Listen port $2" "$1" 2>/dev/null; do
+		kill -0 "$VB_GUEST_PID" 2>/dev/null || { fail "guest gone before port $2"; return 1; }
+		sleep 0.05
+	done
+}
+
+bytes_for() { # bytes_for PAYLOAD
+	local b=$(($1 * SCALE))
+	((b <= CAP)) || b=$CAP
+	echo "$b"
+}
+
+# send NAME PAYLOAD: the host sender of the guest's next transfer
+send() {
+	port=$((port + 1))
+	wait_listen "$raw/$1.rx.out" "$port" || return 1
+	"$VU" send --uds "$VB_UDS" --port "$port" --bytes "$(bytes_for "$2")" \
+		--buf-size "$2" --retry 10 >"$raw/host.$1.tx.out" 2>&1 ||
+		fail "$1 (port $port): sender exited $?: $(tail -n 1 "$raw/host.$1.tx.out")"
+}
+
+# jnum FILE KEY: KEY of the JSON line in FILE (a number)
+jnum() {
+	grep '^{"tool":' "$1" | tail -n 1 | sed -n "s/.*\"$2\":\([0-9.eE+-]*\)[,}].*/\1/p"
+}
+
+for p in $PAYLOADS; do
+	send "fixed.$p" "$p"
+	send "match.$p" "$p"
+done
+for s in $RTT_SIZES; do
+	port=$((port + 1))
+	f=$raw/host.pp.$s.client.out
+	wait_listen "$raw/pp.$s.server.out" "$port" || continue
+	if ! "$VU" pingpong --uds "$VB_UDS" --port "$port" --size "$s" \
+	    --count "$PP_COUNT" --warmup "$PP_WARMUP" --retry 10 >"$f" 2>&1; then
+		fail "ping-pong $s (port $port): client exited $?: $(tail -n 1 "$f")"
+		continue
+	fi
+	for m in mean p50 p99; do
+		v=$(jnum "$f" "rtt_us_$m")
+		[ -n "$v" ] || { fail "ping-pong $s: no rtt_us_$m"; continue; }
+		printf '{"payload":%s,"metric":"rtt_%s_us","value":%s}\n' "$s" "$m" "$v" >>"$samples"
+	done
+done
+if [ "$TRACE" = 1 ]; then
+	for p in $PAYLOADS; do
+		send "traced.$p" "$p"
+	done
+fi
+say "$(wc -l <"$samples") samples, $fails failure(s)"
+[ "$fails" -eq 0 ]
