@@ -136,8 +136,9 @@ if [ "${VB_CHECK_VHOST_USER:-1}" = 1 ]; then
 	# connections (64 B and 64 KiB writes), the guest's close mid-stream
 	# (answered with RST, the host sender gets ECONNRESET), every CRC32C,
 	# and RX batches > 1 at 64 B packets.  Measured on 2026-11-30, idle
-	# host: 108 s (67 s at quarter sizes; the default sizes took 390 s
-	# when first measured).  -t 600 leaves room for a busy host.
+	# host: 108 s and 109 s, 120 s after merging main's send changes (67 s
+	# at quarter sizes; the default sizes took 390 s when first measured).
+	# -t 600 leaves room for a busy host.
 	case " $VARIANTS " in
 	*" debug "*)
 		echo "--- vhost-user smoke: debug"
