@@ -22,7 +22,8 @@ work=$(mktemp -d /tmp/vb-fuzz.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/corpus"
 cp "$here/fuzz/$corpus"/* "$work/corpus/" 2>/dev/null || true
-if ! "$fuzzer" -max_total_time="$secs" -rss_limit_mb=1024 -timeout=5 \
+# TMPDIR: where a target keeps its sockets, removed with $work even after a crash.
+if ! TMPDIR="$work" "$fuzzer" -max_total_time="$secs" -rss_limit_mb=1024 -timeout=5 \
 	-artifact_prefix="$work/" -print_final_stats=1 "$work/corpus" \
 	>"$work/log" 2>&1; then
 	tail -n 40 "$work/log" >&2

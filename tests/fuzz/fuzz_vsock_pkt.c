@@ -142,7 +142,7 @@ static struct {
 	size_t inlen;
 } S;
 
-static char dir[64], uds[96];
+static char dir[64], uds[96];		/* sun_path holds 108 bytes */
 static int lazy_fd = -1, auto_fd = -1, dev_listen_fd = -1;
 static int log_on;
 
@@ -232,6 +232,7 @@ static void cleanup_dir(void)
 static void init_once(void)
 {
 	struct rlimit rl;
+	const char *tmp;
 	char p[128];
 
 	if (dev_listen_fd >= 0)
@@ -243,7 +244,11 @@ static void init_once(void)
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
 	log_on = getenv("VB_FUZZ_LOG") != NULL;
-	snprintf(dir, sizeof(dir), "/tmp/vb-fuzz-vsock.XXXXXX");
+	/* Under $TMPDIR: a crash skips atexit(), fuzz-vhost-user.sh cleans up. */
+	tmp = getenv("TMPDIR");
+	if (!tmp || !*tmp || strlen(tmp) > 40)
+		tmp = "/tmp";
+	snprintf(dir, sizeof(dir), "%s/vb-fuzz-vsock.XXXXXX", tmp);
 	if (!mkdtemp(dir)) {
 		perror("mkdtemp");
 		abort();
