@@ -1137,6 +1137,41 @@ static void test_pingpong_tool(void **state)
 	assert_int_equal(tool_status(pid), 0);
 }
 
+/*
+ * At most 512 connections: the 513th host connection is closed at once
+ * (the listener does not spin on it), and a closed one frees its slot.
+ */
+static void test_conn_cap(void **state)
+{
+	static int fds[513];
+	struct pollfd p;
+	unsigned int i;
+	char c;
+
+	(void)state;
+	for (i = 0; i < 512; i++) {
+		fds[i] = connect_unix(F.uds);
+		assert_true(fds[i] >= 0);
+	}
+	fds[512] = connect_unix(F.uds);
+	assert_true(fds[512] >= 0);
+	p = (struct pollfd){ .fd = fds[512], .events = POLLIN };
+	assert_int_equal(poll(&p, 1, 5000), 1);
+	assert_int_equal(read(fds[512], &c, 1), 0);	/* refused: EOF */
+	close(fds[512]);
+	/* The first 512 are all still open (waiting for their CONNECT line). */
+	p = (struct pollfd){ .fd = fds[0], .events = POLLIN };
+	assert_int_equal(poll(&p, 1, 200), 0);
+	close(fds[0]);
+	usleep(100000);
+	fds[0] = connect_unix(F.uds);
+	assert_true(fds[0] >= 0);
+	p = (struct pollfd){ .fd = fds[0], .events = POLLIN };
+	assert_int_equal(poll(&p, 1, 300), 0);	/* accepted and kept */
+	for (i = 0; i < 512; i++)
+		close(fds[i]);
+}
+
 /* A vhost-user message the back-end refuses ends it with status 1. */
 static void test_bad_message(void **state)
 {
@@ -1166,6 +1201,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_send_tool, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_send_tool_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pingpong_tool, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_conn_cap, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_message, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_device_stop, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_guest_to_host_reply, setup, teardown),

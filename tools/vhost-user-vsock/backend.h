@@ -31,6 +31,8 @@ enum conn_state {
 /* What we advertise to the guest for guest->host data. */
 #define CONN_BUF_ALLOC		(256u << 10)
 #define CONN_MAX_PKT		(64u << 10)
+/* Open connections at most (host- and guest-initiated together). */
+#define CONN_MAX		512u
 
 struct conn {
 	struct conn *next;
@@ -77,6 +79,7 @@ struct backend {
 	struct vu_dev dev;
 	struct conn *conns;
 	struct conn *rr;		/* round-robin cursor for RX */
+	unsigned int nconns;		/* in the list, dead ones included */
 	uint32_t next_host_port;
 	struct ctrl_pkt ctrl[CTRL_QUEUE_MAX];
 	unsigned int ctrl_head, ctrl_len;

@@ -42,13 +42,25 @@ static struct conn *conn_find(struct backend *b, uint32_t host_port,
 
 static struct conn *conn_new(struct backend *b, int fd, enum conn_state st)
 {
-	struct conn *c = calloc(1, sizeof(*c));
+	struct conn *c;
 
+	/*
+	 * Each connection holds an fd and up to CONN_BUF_ALLOC of guest data
+	 * the host has not read: bounded, so a guest (or host program) that
+	 * opens connections without end cannot exhaust either.
+	 */
+	if (b->nconns >= CONN_MAX) {
+		logmsg("%u connections open: refusing another", b->nconns);
+		close(fd);
+		return NULL;
+	}
+	c = calloc(1, sizeof(*c));
 	if (!c) {
 		logmsg("out of memory for a connection");
 		close(fd);
 		return NULL;
 	}
+	b->nconns++;
 	c->fd = fd;
 	c->state = st;
 	c->tag.kind = T_CONN;
@@ -58,21 +70,23 @@ static struct conn *conn_new(struct backend *b, int fd, enum conn_state st)
 	return c;
 }
 
-static void queue_ctrl(struct backend *b, uint32_t host_port,
-		       uint32_t guest_port, uint16_t op, uint32_t flags)
+/* Queue a header-only packet for the guest; -1 (logged) if the queue is full. */
+static int queue_ctrl(struct backend *b, uint32_t host_port,
+		      uint32_t guest_port, uint16_t op, uint32_t flags)
 {
 	struct ctrl_pkt *p;
 
 	if (b->ctrl_len == CTRL_QUEUE_MAX) {
 		logmsg("control queue full: dropping %s for %u->%u",
 		       vsock_op_name(op), host_port, guest_port);
-		return;
+		return -1;
 	}
 	p = &b->ctrl[(b->ctrl_head + b->ctrl_len++) % CTRL_QUEUE_MAX];
 	p->host_port = host_port;
 	p->guest_port = guest_port;
 	p->op = op;
 	p->flags = flags;
+	return 0;
 }
 
 /* Close the host side; tell the guest with RST unless it told us. */
@@ -116,8 +130,9 @@ static void maybe_credit_update(struct backend *b, struct conn *c)
 	if (c->state != C_ESTABLISHED || c->credit_update_queued ||
 	    c->fwd_cnt == c->fwd_cnt_sent || seen_free >= CONN_BUF_ALLOC / 2)
 		return;
-	c->credit_update_queued = 1;
-	queue_ctrl(b, c->host_port, c->guest_port, VSOCK_OP_CREDIT_UPDATE, 0);
+	/* Marked only once queued: a dropped update is retried next time. */
+	c->credit_update_queued = !queue_ctrl(b, c->host_port, c->guest_port,
+					      VSOCK_OP_CREDIT_UPDATE, 0);
 }
 
 /* Both directions finished: the connection is over. */
@@ -341,11 +356,9 @@ static void guest_packet(struct backend *b, const struct vu_chain *ch)
 	case VSOCK_OP_CREDIT_UPDATE:
 		break;
 	case VSOCK_OP_CREDIT_REQUEST:
-		if (!c->credit_update_queued) {
-			c->credit_update_queued = 1;
-			queue_ctrl(b, c->host_port, c->guest_port,
-				   VSOCK_OP_CREDIT_UPDATE, 0);
-		}
+		if (!c->credit_update_queued)
+			c->credit_update_queued = !queue_ctrl(b, c->host_port, c->guest_port,
+							      VSOCK_OP_CREDIT_UPDATE, 0);
 		break;
 	case VSOCK_OP_SHUTDOWN:
 		if (h.flags & ~(VSOCK_SHUTDOWN_RCV | VSOCK_SHUTDOWN_SEND)) {
@@ -652,6 +665,7 @@ void vsock_reap(struct backend *b)
 			if (b->rr == c)
 				b->rr = NULL;
 			free(c);
+			b->nconns--;
 			continue;
 		}
 		update_events(b, c);
