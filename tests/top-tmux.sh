@@ -53,14 +53,15 @@ wait_exit() {
 }
 
 # One session per scenario: the shell records stty before and after, and
-# the program's exit status.
+# the program's exit status - last, so that rc present means stty.after
+# is complete (the other order once failed a check on a half-written file).
 start() {
 	rm -f "$tmp/rc" "$tmp/stty.before" "$tmp/stty.after"
 	T kill-server 2>/dev/null
 	n=$((n + 1))
 	sock=$tmp/tmux.$n.sock
 	T new-session -d -s vb -x 120 -y 30 \
-		"stty -a >$tmp/stty.before; $TOP --replay $REPLAY; echo \$? >$tmp/rc; stty -a >$tmp/stty.after; sleep 30"
+		"stty -a >$tmp/stty.before; $TOP --replay $REPLAY; rc=\$?; stty -a >$tmp/stty.after; echo \$rc >$tmp/rc; sleep 30"
 	wait_for "vsockbatch top"
 }
 restored() { [ -s "$tmp/stty.after" ] && cmp -s "$tmp/stty.before" "$tmp/stty.after"; }
