@@ -18,8 +18,8 @@ expect() {
 	shift 3
 	"$@" >"$tmp/out" 2>"$tmp/err"
 	rc=$?
-	if [ "$rc" = "$want" ] && grep -Eq "$pat" "$tmp/err"; then
-		echo "ok: $name (exit $rc: $(grep -E -m1 "$pat" "$tmp/err"))"
+	if [ "$rc" = "$want" ] && grep -Eq -e "$pat" "$tmp/err"; then
+		echo "ok: $name (exit $rc: $(grep -E -m1 -e "$pat" "$tmp/err"))"
 		passed=$((passed + 1))
 	else
 		echo "FAIL: $name: exit $rc (want $want), stderr:"

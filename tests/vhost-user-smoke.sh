@@ -9,8 +9,9 @@
 #   host `vhost-user-vsock send` -> guest vu-stream recv (N2 bytes, checked, CRC)
 #   guest vu-stream send -> host `vhost-user-vsock recv --verify` (N3 bytes)
 #   host `vhost-user-vsock send` -> guest vb-recv under `vsockbatch record`
-#   then five connections at once, both directions, 64 B and 64 KiB writes,
-#   one closed by the guest mid-stream (the host sender must get an error)
+#   then six connections at once, both directions, 64 B and 64 KiB writes,
+#   one closed by the guest mid-stream (the host sender must get an error),
+#   one aborted by the host mid-stream (the guest sender must get an error)
 # Passes only if every byte count and CRC32C matches on both ends, the
 # guest's RX worker ran, the tracer saw every data packet in RX batches
 # of length 1 on a baseline kernel and > 1 on a batched one (with -p <=
@@ -72,9 +73,14 @@ hrecv1=$!
 "$vu" recv --listen "$sock/uds_5002" --verify --expect-bytes "$N3" \
 	>"$OUTDIR/host-recv-5002.txt" 2>&1 &
 hrecv2=$!
-pids+=("$hrecv1" "$hrecv2")
+# ... and one the host aborts after 1 MiB: a reset mid-stream.
+"$vu" recv --listen "$sock/uds_5003" --verify --close-after 1M --expect-bytes 1M \
+	>"$OUTDIR/host-recv-5003.txt" 2>&1 &
+hrecv3=$!
+pids+=("$hrecv1" "$hrecv2" "$hrecv3")
 for _ in $(seq 50); do [ -S "$sock/vu.sock" ] && [ -S "$sock/uds_5000" ] &&
-	[ -S "$sock/uds_5001" ] && [ -S "$sock/uds_5002" ] && break; sleep 0.1; done
+	[ -S "$sock/uds_5001" ] && [ -S "$sock/uds_5002" ] && [ -S "$sock/uds_5003" ] &&
+	break; sleep 0.1; done
 
 tsc_khz=$(awk -F: '/^cpu MHz/ { printf "%d", $2 * 1000; exit }' /proc/cpuinfo)
 qemu=(qemu-system-x86_64 -accel tcg -cpu max
@@ -138,6 +144,7 @@ fi
 wait "$hrecv"; hrc=$?
 wait "$hrecv1" || fail "host receiver 5001 (guest->host, 64 B writes): $(tail -n 1 "$OUTDIR/host-recv-5001.txt")"
 wait "$hrecv2" || fail "host receiver 5002 (guest->host, 64 KiB writes): $(tail -n 1 "$OUTDIR/host-recv-5002.txt")"
+wait "$hrecv3" || fail "host receiver 5003 (aborted after 1 MiB): $(tail -n 1 "$OUTDIR/host-recv-5003.txt")"
 
 splat='Kernel panic|Oops|BUG:|WARNING:|circular locking|recursive locking'
 splat+='|inconsistent lock state|general protection fault|soft lockup'
@@ -170,6 +177,8 @@ for pair in "c1301.txt host-send-1301.txt" "c1302.txt host-send-1302.txt" \
 done
 [ "$(val "$g/c1303.txt" bytes)" = 1048576 ] ||
 	fail "guest closing 1303 mid-stream: read '$(val "$g/c1303.txt" bytes)' checked bytes, expected 1048576"
+[ "$(val "$OUTDIR/host-recv-5003.txt" bytes)" = 1048576 ] ||
+	fail "host aborting 5003 mid-stream: read '$(val "$OUTDIR/host-recv-5003.txt" bytes)' checked bytes, expected 1048576"
 
 # The point of the device: the guest's RX worker, batched or not.
 tmode=$(val "$g/h2g-trace-summary.txt" 'trace mode')
@@ -191,7 +200,7 @@ echo "host->guest vu-stream: $(val "$g/h2g-stream.txt" bytes) bytes checked, crc
 echo "guest->host vu-stream: $(val "$OUTDIR/host-recv-5000.txt" bytes) bytes checked, crc32c guest $(val "$g/g2h-stream.txt" crc32c) host $(val "$OUTDIR/host-recv-5000.txt" crc32c)"
 echo "$(cat "$g/rx-work.txt" 2>/dev/null)"
 echo "traced host->guest (vsockbatch):" $(cat "$g/h2g-trace-summary.txt" 2>/dev/null)
-echo "concurrent: 1301 $(val "$g/c1301.txt" bytes) B, 1302 $(val "$g/c1302.txt" bytes) B (64 B writes), 1303 closed by the guest at $(val "$g/c1303.txt" bytes) B (host: $(tail -n 1 "$OUTDIR/host-send-1303.txt.err")), 5001 $(val "$OUTDIR/host-recv-5001.txt" bytes) B (64 B writes), 5002 $(val "$OUTDIR/host-recv-5002.txt" bytes) B; CRCs match"
+echo "concurrent: 1301 $(val "$g/c1301.txt" bytes) B, 1302 $(val "$g/c1302.txt" bytes) B (64 B writes), 1303 closed by the guest at $(val "$g/c1303.txt" bytes) B (host: $(tail -n 1 "$OUTDIR/host-send-1303.txt.err")), 5001 $(val "$OUTDIR/host-recv-5001.txt" bytes) B (64 B writes), 5002 $(val "$OUTDIR/host-recv-5002.txt" bytes) B, 5003 aborted by the host at $(val "$OUTDIR/host-recv-5003.txt" bytes) B (guest: $(tail -n 1 "$g/c5003.txt")); CRCs match"
 echo "back-end: $(tail -n 1 "$OUTDIR/backend.log")"
 echo "results in $OUTDIR (${elapsed}s)"
 if [ "$fails" -ne 0 ]; then

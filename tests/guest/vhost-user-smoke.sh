@@ -8,7 +8,8 @@
 #      checked against the stress stream, CRC32C printed
 #   3. vu-stream sends N3 bytes guest->host to CID 2 port 5000
 #   4. vb-recv on port 1236 receives N1 bytes under `vsockbatch record`
-#   5. five concurrent connections (see below), one closed mid-stream
+#   5. six concurrent connections (see below), one closed mid-stream by
+#      the guest, one aborted mid-stream by the host (a reset)
 # Output in $RESULTS/vu-smoke/.  Exit 1 if any step fails.
 out=${RESULTS:?}/vu-smoke
 mkdir -p "$out" || exit 1
@@ -76,16 +77,25 @@ fi
 # 5. five connections at once, both directions, 64 B and 64 KiB writes:
 #    1301 host->guest 64 KiB writes, 1302 host->guest 64 B writes,
 #    1303 host->guest closed by the guest after 1 MiB (mid-stream),
-#    5001/5002 guest->host in 64 B / 64 KiB writes.  Every byte checked.
+#    5001/5002 guest->host in 64 B / 64 KiB writes, 5003 guest->host
+#    aborted by the host after 1 MiB (the sender must get an error, not
+#    hang: "send at byte N").  Every byte checked.
 echo "VU-SMOKE: concurrent"
 vu-stream recv --port 1301 --expect-bytes "$2" >"$out/c1301.txt" 2>&1 & p1=$!
 vu-stream recv --port 1302 --expect-bytes "$1" >"$out/c1302.txt" 2>&1 & p2=$!
 vu-stream recv --port 1303 --close-after 1M --expect-bytes 1M >"$out/c1303.txt" 2>&1 & p3=$!
 vu-stream send --cid 2 --port 5001 --bytes "$1" --buf-size 64 >"$out/c5001.txt" 2>&1 & p4=$!
 vu-stream send --cid 2 --port 5002 --bytes "$3" --buf-size 64K >"$out/c5002.txt" 2>&1 & p5=$!
+vu-stream send --cid 2 --port 5003 --bytes 64M --buf-size 4K >"$out/c5003.txt" 2>&1 & p6=$!
 for p in 1301:$p1 1302:$p2 1303:$p3 5001:$p4 5002:$p5; do
 	wait "${p#*:}" || fail "concurrent port ${p%%:*}: $(tail -n 1 "$out/c${p%%:*}.txt")"
 done
+if wait $p6; then
+	fail "concurrent port 5003: sent all 64 MiB although the host aborted after 1 MiB"
+else
+	grep -q 'send at byte' "$out/c5003.txt" ||
+		fail "concurrent port 5003: $(tail -n 1 "$out/c5003.txt")"
+fi
 
 cat "$out"/*.txt
 [ $fails -eq 0 ] && echo "PASS: vhost-user smoke" && exit 0

@@ -47,6 +47,7 @@ static void io_usage(FILE *f)
 "       " PROG " pingpong --uds PATH --port PORT [--size SIZE] [--count N]\n"
 "            [--warmup N] [--retry SECONDS]\n"
 "       " PROG " recv --listen PATH [--expect-bytes SIZE] [--seed N] [--verify]\n"
+"            [--close-after SIZE]\n"
 "send: connect to the back-end's host endpoint PATH, 'CONNECT PORT PKT', write\n"
 "      SIZE bytes of the checked stream in --buf-size writes (default 64K), close.\n"
 "      --pkt-size caps each packet to the guest (default: the write size, at\n"
@@ -54,7 +55,9 @@ static void io_usage(FILE *f)
 "pingpong: --count round trips (default 10000, after --warmup 100 untimed) of\n"
 "      --size bytes (default 64) with a guest echo server (vb-pingpong --server).\n"
 "recv: accept one connection on PATH (the back-end's <uds>_<port>), read to\n"
-"      EOF; --verify checks every byte against the stream of --seed.\n"
+"      EOF; --verify checks every byte against the stream of --seed;\n"
+"      --close-after: close mid-stream once SIZE bytes arrived (the guest's\n"
+"      sender should then get a reset).\n"
 "--retry: keep trying while the guest refuses the port (not listening yet),\n"
 "      for at most SECONDS (default 0: one try).\n"
 "All print 'key: value' lines, send and pingpong one JSON line too.\n"
@@ -422,10 +425,12 @@ int hostio_recv(int argc, char **argv)
 		{ "expect-bytes", required_argument, NULL, 'e' },
 		{ "seed", required_argument, NULL, 'S' },
 		{ "verify", no_argument, NULL, 'V' },
+		{ "close-after", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t expect = UINT64_MAX, seed = 1, total = 0, t0 = 0, t1, key;
+	uint64_t close_after = UINT64_MAX;
 	static uint8_t buf[64 << 10], want[64 << 10];
 	const char *path = NULL;
 	struct sockaddr_un sa;
@@ -445,6 +450,10 @@ int hostio_recv(int argc, char **argv)
 				return bad("seed", optarg);
 			break;
 		case 'V': verify = 1; break;
+		case 'C':
+			if (bench_parse_size(optarg, &close_after) || !close_after)
+				return bad("close-after", optarg);
+			break;
 		case 'h':
 			io_usage(stdout);
 			return 0;
@@ -477,8 +486,14 @@ int hostio_recv(int argc, char **argv)
 	unlink(path);
 	key = stress_flow_key(seed, 0);
 	for (;;) {
-		ssize_t n = read(fd, buf, sizeof(buf));
+		size_t want_n = sizeof(buf);
+		ssize_t n;
 
+		if (total == close_after)
+			break;	/* the abort: close with the rest unread */
+		if (close_after - total < want_n)
+			want_n = close_after - total;
+		n = read(fd, buf, want_n);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
