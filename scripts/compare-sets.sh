@@ -9,8 +9,9 @@
 # ping-pong RTT mean, CPU cost per byte) one table: payload | each set's
 # change [95% CI] | the cover letter's.  CPU cost: a set that names the RX
 # worker's vCPU (host->guest mode) shows that vCPU's cost, the closest to
-# the cover letter's "Guest CPU1" cycles; a loopback set shows all vCPUs,
-# as its column header says.  The reference is results/reference/
+# the cover letter's "Guest CPU1" cycles; a loopback set shows all vCPUs;
+# untraced (/proc/stat) figures when the set has them, else the traced
+# run's (which include the tracer's cost); the column header says which.  The reference is results/reference/
 # cover-letter.json (transcribed from the cover letter) unless told.
 # Exit 0; 1 if a file is unreadable or not a summary; 2 bad usage.
 set -uo pipefail
@@ -32,7 +33,8 @@ trap 'rm -f "$tmp"' EXIT
 for d in "$@"; do
 	jq -c --arg dir "${d%/}" '{dir: $dir, label: .label, mode: (.experiment.mode // "loopback"),
 		rx: (.experiment.rx_cpu != null),
-		comparisons: [.comparisons[] | {name, rows: [.rows[] | select(.metric | test("^(tput_fixed_gbps|tput_match_gbps|rtt_mean_us|cost_per_byte|cost_per_byte_rx_cpu)$"))
+		stat: ([.comparisons[].rows[] | select(.metric == "stat_ns_per_byte")] | length > 0),
+		comparisons: [.comparisons[] | {name, rows: [.rows[] | select(.metric | test("^(tput_fixed_gbps|tput_match_gbps|rtt_mean_us|cost_per_byte|cost_per_byte_rx_cpu|stat_ns_per_byte|stat_ns_per_byte_rx_cpu)$"))
 			| {metric, payload, change_pct, ci_low_pct, ci_high_pct}]}]}' "$d/summary.json" >>"$tmp" || exit 1
 done
 jq -n -r --slurpfile ref "$REF" --slurpfile sets "$tmp" '
@@ -47,10 +49,13 @@ def metrics: [
 	{key: "tput_fixed_gbps", ref: "tput_fixed_gbps", title: "RX throughput, 64 KiB recv()"},
 	{key: "tput_match_gbps", ref: "tput_match_gbps", title: "RX throughput, recv() size = write size"},
 	{key: "rtt_mean_us", ref: "rtt_mean_us", title: "Ping-pong RTT, mean"},
-	{key: "cost", ref: "cycles_per_byte_cpu1", title: "CPU cost per received byte (ours: cpu-clock ns, no PMU; cover letter: cycles on CPU1)"}];
-def setkey($s; $m): if $m.key == "cost" then (if $s.rx then "cost_per_byte_rx_cpu" else "cost_per_byte" end) else $m.key end;
+	{key: "cost", ref: "cycles_per_byte_cpu1", title: "CPU cost per received byte (ours: busy ns per byte, no PMU; cover letter: cycles per byte on CPU1)"}];
+def setkey($s; $m): if $m.key == "cost" then
+	(if $s.stat then "stat_ns_per_byte" else "cost_per_byte" end) + (if $s.rx then "_rx_cpu" else "" end)
+	else $m.key end;
 def colname($s; $m): $s.label + (if $s.label == $s.mode then "" else " (\($s.mode))" end)
-	+ (if $m.key == "cost" then (if $s.rx then ", RX vCPU" else ", all vCPUs" end) else "" end);
+	+ (if $m.key == "cost" then (if $s.rx then ", RX vCPU" else ", all vCPUs" end)
+		+ (if $s.stat then ", untraced" else ", traced run" end) else "" end);
 $ref[0] as $r |
 "Changes with 95 % confidence intervals; sets: " + ([$sets[] | "`\(.dir)`"] | join(", ")) +
 "; reference: the cover letter (" + ($r.setup) + ").\n",

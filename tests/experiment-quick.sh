@@ -82,6 +82,9 @@ for d in $(jq -r '.runs[].dir' "$m" 2>/dev/null); do
 				jq -e -s --arg m "$mt" --argjson p "$p" 'any(.[]; .metric == $m and .payload == $p and .value > 0)' "$r/samples.jsonl"
 		done
 	done
+	check "$d: untraced CPU cost (/proc/stat) at 64 B, positive" \
+		jq -e -s --arg m "$([ "$MODE" = h2g ] && echo stat_ns_per_byte_rx_cpu || echo stat_ns_per_byte)" \
+			'[.[] | select(.metric == $m and .payload == 64)] | length == 1 and .[0].value > 0' "$r/samples.jsonl"
 	check "$d: RTT samples at 64 B" \
 		jq -e -s '[.[] | select(.payload == 64 and (.metric | startswith("rtt_")))] | length == 3' "$r/samples.jsonl"
 	[ "$MODE" = h2g ] || continue

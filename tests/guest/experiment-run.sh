@@ -74,6 +74,27 @@ sample() {
 	printf '{"payload":%s,"metric":"%s","value":%s}\n' "$1" "$2" "$3" >>"$samples"
 }
 
+# cpu_busy: busy time of each CPU so far, in USER_HZ ticks (10 ms on
+# x86): user + nice + system + irq + softirq from /proc/stat, one number
+# per CPU.  Around an untraced transfer it gives the CPU cost without the
+# tracer's own (which is per lock window, so larger on unbatched kernels).
+cpu_busy() {
+	awk '/^cpu[0-9]/ { printf "%d ", $2 + $3 + $4 + $7 + $8 }' /proc/stat
+}
+
+# stat_samples PAYLOAD BYTES BEFORE AFTER: busy ns per received byte, all
+# CPUs, and (h2g) on the RX worker's vCPU 1.  Fewer than 5 ticks (50 ms)
+# is too coarse to be a measurement (tiny --quick transfers): no sample.
+stat_samples() {
+	t=$(echo "$3|$4" | awk -F'|' '{ n = split($1, x, " "); split($2, y, " ")
+		t = 0; for (i = 1; i <= n; i++) t += y[i] - x[i]; print t }')
+	[ "$t" -ge 5 ] && sample "$1" stat_ns_per_byte "$(awk -v t="$t" -v b="$2" 'BEGIN { printf "%.6f", t * 1e7 / b }')"
+	[ "$MODE" = h2g ] || return 0
+	t=$(echo "$3|$4" | awk -F'|' '{ split($1, x, " "); split($2, y, " "); print y[2] - x[2] }')
+	[ "$t" -ge 5 ] && sample "$1" stat_ns_per_byte_rx_cpu "$(awk -v t="$t" -v b="$2" 'BEGIN { printf "%.6f", t * 1e7 / b }')"
+	return 0
+}
+
 bytes_for() { # bytes_for PAYLOAD
 	b=$(($1 * SCALE))
 	[ "$b" -le "$CAP" ] || b=$CAP
@@ -165,9 +186,12 @@ if [ "$MODE" = h2g ]; then
 fi
 
 for p in $PAYLOADS; do
+	b0=$(cpu_busy)
 	if stream "fixed.$p" "$p" 0 --recv-size 64K --rcvlowat 1; then
+		b1=$(cpu_busy)
 		sample "$p" tput_fixed_gbps "$(jval "$rx" vb-recv gbps)"
 		sample "$p" recv_calls_fixed "$(jval "$rx" vb-recv recv_calls)"
+		stat_samples "$p" "$bytes" "$b0" "$b1"
 	fi
 	if stream "match.$p" "$p" 0 --recv-size match --buf-size "$p"; then
 		sample "$p" tput_match_gbps "$(jval "$rx" vb-recv gbps)"

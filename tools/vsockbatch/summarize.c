@@ -761,11 +761,15 @@ static void md_comparison(FILE *f, const struct set *s, const struct comp *c,
 		md_table(f, s, c, SUM_M_RTT_P50, SUM_M_NR, "Ping-pong RTT p50");
 		md_table(f, s, c, SUM_M_RTT_P99, SUM_M_NR, "Ping-pong RTT p99");
 	}
+	md_table(f, s, c, SUM_M_STAT_NS_PER_BYTE, SUM_M_NR,
+		 "CPU cost per received byte, all vCPUs, fixed 64K receiver, untraced run (busy time from /proc/stat, 10 ms ticks)");
+	md_table(f, s, c, SUM_M_STAT_RX_NS_PER_BYTE, SUM_M_NR,
+		 "CPU cost per received byte on the RX worker's vCPU (the cover letter's Guest CPU1 table), fixed 64K receiver, untraced run (/proc/stat)");
 	md_table(f, s, c, SUM_M_COST_PER_BYTE, SUM_M_NR,
-		 "CPU cost per received byte, all vCPUs, fixed 64K receiver, traced run");
+		 "CPU cost per received byte, all vCPUs, fixed 64K receiver, traced run (includes the tracer's own cost, which is per lock window: larger on unbatched kernels)");
 	if (s->rx_cpu >= 0)
 		md_table(f, s, c, SUM_M_COST_RX_CPU, SUM_M_NR,
-			 "CPU cost per received byte on the RX worker's vCPU (the cover letter's Guest CPU1 table), fixed 64K receiver, traced run");
+			 "CPU cost per received byte on the RX worker's vCPU, fixed 64K receiver, traced run (tracer cost included)");
 	if (full)
 		md_table(f, s, c, SUM_M_TPUT_TRACED, SUM_M_NR,
 			 "RX throughput of the traced runs (tracer overhead included: not comparable with the untraced tables)");
@@ -1040,7 +1044,8 @@ static int write_plots(const struct set *s, struct comp *comps, size_t ncomp,
 static void print_headline(const struct set *s, const struct comp *c)
 {
 	static const enum sum_metric ms[] = {
-		SUM_M_TPUT_FIXED, SUM_M_TPUT_MATCH, SUM_M_COST_PER_BYTE, SUM_M_COST_RX_CPU,
+		SUM_M_TPUT_FIXED, SUM_M_TPUT_MATCH, SUM_M_STAT_NS_PER_BYTE,
+		SUM_M_STAT_RX_NS_PER_BYTE, SUM_M_COST_PER_BYTE, SUM_M_COST_RX_CPU,
 	};
 	char b1[32], b2[32], b3[96], pl[16];
 	unsigned int pi, k;

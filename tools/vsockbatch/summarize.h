@@ -37,6 +37,8 @@ enum sum_metric {
 	SUM_M_COST_PER_BYTE,	/* CPU cost per byte (cycles or cpu-clock ns) */
 	SUM_M_WORKER_NS_PER_BYTE, /* time inside RX workers per byte */
 	SUM_M_COST_RX_CPU,	/* CPU cost per byte on the RX worker's vCPU */
+	SUM_M_STAT_NS_PER_BYTE,	/* untraced: busy ns per byte, all vCPUs (/proc/stat) */
+	SUM_M_STAT_RX_NS_PER_BYTE, /* untraced: the same on the RX worker's vCPU */
 	SUM_M_NR
 };
 

@@ -43,6 +43,10 @@ const struct sum_metric_info sum_metrics[SUM_M_NR] = {
 				"time inside RX workers per byte", true, true },
 	[SUM_M_COST_RX_CPU] = { "cost_per_byte_rx_cpu", "cpu-clock-ns/byte",
 				"CPU cost per received byte, RX worker vCPU", true, true },
+	[SUM_M_STAT_NS_PER_BYTE] = { "stat_ns_per_byte", "ns/byte",
+				"busy CPU time per received byte, all vCPUs, untraced (/proc/stat)", false },
+	[SUM_M_STAT_RX_NS_PER_BYTE] = { "stat_ns_per_byte_rx_cpu", "ns/byte",
+				"busy CPU time per received byte, RX worker vCPU, untraced (/proc/stat)", false },
 };
 
 int sum_metric_find(const char *name)
