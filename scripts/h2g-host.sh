@@ -31,9 +31,11 @@ for n in $PAYLOADS $RTT_SIZES $SCALE $CAP $PP_COUNT $PP_WARMUP; do
 	[[ "$n" =~ ^[0-9]+$ ]] || { echo "h2g-host: bad number '$n'" >&2; exit 2; }
 done
 [ -x "$VU" ] || { echo "h2g-host: $VU missing (run make)" >&2; exit 2; }
+# raw/ is the guest's to create (through 9p): a host mkdir at the same
+# moment once made the guest's fail.  Nothing is written there before the
+# guest's first listener has its output file in it.
 raw=$VB_OUTDIR/raw
 samples=$VB_OUTDIR/host-samples.jsonl
-mkdir -p "$raw" || exit 1
 : >"$samples"
 port=3000 fails=0
 
