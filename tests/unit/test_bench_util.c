@@ -13,8 +13,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <cmocka.h>
 
+#include "bench_pingpong.h"
 #include "bench_util.h"
 
 static void test_parse_size(void **state)
@@ -212,6 +216,54 @@ static void test_args_next(void **state)
 	assert_int_equal(bench_arg_u64(&a, "x", "0", 0), 0);
 }
 
+/* Round trips against an echoing child over a socketpair, then a reset. */
+static void test_pingpong_run(void **state)
+{
+	char req[100], resp[100], buf[256];
+	double rtt[5];
+	uint64_t at = 0;
+	int sv[2];
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	pid = fork();
+	if (pid == 0) {
+		ssize_t n, echoed = 0;
+
+		close(sv[0]);
+		/* Echo 7 requests' worth (2 warm-up + 5), then hang up. */
+		while (echoed < 7 * 100 && (n = read(sv[1], buf, sizeof(buf))) > 0)
+			echoed += write(sv[1], buf, n);
+		_exit(0);
+	}
+	close(sv[1]);
+	memset(req, 'x', sizeof(req));
+	assert_int_equal(bench_pingpong_run(sv[0], req, resp, sizeof(req), 2, 5, rtt, &at), 0);
+	assert_memory_equal(req, resp, sizeof(req));
+	assert_true(rtt[0] > 0 && rtt[4] > 0);
+	/* The peer is gone now: the next round trip fails and says which. */
+	assert_true(bench_pingpong_run(sv[0], req, resp, sizeof(req), 0, 1, rtt, &at) < 0);
+	assert_int_equal(at, 0);
+	close(sv[0]);
+	waitpid(pid, NULL, 0);
+}
+
+static void test_rtt_summarize(void **state)
+{
+	const double v[] = { 5, 1, 4, 2, 3 };
+	struct bench_rtt r;
+
+	(void)state;
+	assert_int_equal(bench_rtt_summarize(v, 5, &r), 0);
+	assert_float_equal(r.mean, 3.0, 1e-9);
+	assert_float_equal(r.p50, 3.0, 1e-9);
+	assert_float_equal(r.min, 1.0, 1e-9);
+	assert_float_equal(r.max, 5.0, 1e-9);
+	assert_true(r.p99 > 4.9 && r.p99 <= 5.0);
+	assert_int_equal(bench_rtt_summarize(v, 0, &r), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -222,6 +274,8 @@ int main(void)
 		cmocka_unit_test(test_json_line),
 		cmocka_unit_test(test_json_tool_cpu),
 		cmocka_unit_test(test_args_next),
+		cmocka_unit_test(test_pingpong_run),
+		cmocka_unit_test(test_rtt_summarize),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

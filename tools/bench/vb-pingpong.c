@@ -9,16 +9,15 @@
  * --warmup round trips run first and are not counted.
  */
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/socket.h>
 
+#include "bench_pingpong.h"
 #include "bench_util.h"
 #include "bench_vsock.h"
-#include "stats.h"
 
 #define PROG "vb-pingpong"
 
@@ -106,8 +105,9 @@ static int run_server(const struct bench_args *a)
 static int run_client(const struct bench_args *a, uint64_t cid, uint64_t size,
 		      uint64_t count, uint64_t warmup)
 {
-	double *rtt_us, mean, p50, p99;
+	struct bench_rtt r;
 	struct bench_json j;
+	double *rtt_us;
 	char *req, *resp, label[32];
 	uint64_t i, step = bench_clock_step_ns();
 	int fd, err;
@@ -137,63 +137,43 @@ static int run_client(const struct bench_args *a, uint64_t cid, uint64_t size,
 		fprintf(stderr, PROG ": warning: CLOCK_MONOTONIC moves in steps of %llu ns: RTTs are quantized to it\n",
 			(unsigned long long)step);
 
-	for (i = 0; i < warmup + count; i++) {
-		uint64_t t0 = bench_now_ns(), t1;
-
-		err = bench_send_all(fd, req, size, NULL, NULL);
-		if (!err)
-			err = bench_recv_exact(fd, resp, size);
-		if (err) {
-			fprintf(stderr, PROG ": round trip %llu: %s\n",
-				(unsigned long long)i, strerror(-err));
-			return 1;
-		}
-		t1 = bench_now_ns();
-		if (i >= warmup)
-			rtt_us[i - warmup] = (double)(t1 - t0) / 1e3;
+	err = bench_pingpong_run(fd, req, resp, size, warmup, count, rtt_us, &i);
+	if (err) {
+		fprintf(stderr, PROG ": round trip %llu: %s\n",
+			(unsigned long long)i, strerror(-err));
+		return 1;
 	}
 	close(fd);
 	if (memcmp(req, resp, size)) {
 		fprintf(stderr, PROG ": echo does not match the request\n");
 		return 1;
 	}
-
-	mean = stats_mean(rtt_us, count);
-	if (stats_percentile(rtt_us, count, 50, &p50) ||
-	    stats_percentile(rtt_us, count, 99, &p99)) {
+	if (bench_rtt_summarize(rtt_us, count, &r)) {
 		fprintf(stderr, PROG ": percentile computation failed\n");
 		return 1;
 	}
-	{
-		double lo = rtt_us[0], hi = rtt_us[0];
+	printf("rtt mean: %.3f us\n", r.mean);
+	printf("rtt p50: %.3f us\n", r.p50);
+	printf("rtt p99: %.3f us\n", r.p99);
+	printf("rtt min: %.3f us\n", r.min);
+	printf("rtt max: %.3f us\n", r.max);
 
-		for (i = 1; i < count; i++) {
-			lo = fmin(lo, rtt_us[i]);
-			hi = fmax(hi, rtt_us[i]);
-		}
-		printf("rtt mean: %.3f us\n", mean);
-		printf("rtt p50: %.3f us\n", p50);
-		printf("rtt p99: %.3f us\n", p99);
-		printf("rtt min: %.3f us\n", lo);
-		printf("rtt max: %.3f us\n", hi);
-
-		bench_json_begin_tool(&j, stdout, PROG);
-		bench_json_str(&j, "mode", "client");
-		bench_json_u64(&j, "cid", cid);
-		bench_json_u64(&j, "port", a->port);
-		bench_json_str(&j, "payload", bench_size_label(size, label, sizeof(label)));
-		bench_json_u64(&j, "size", size);
-		bench_json_u64(&j, "count", count);
-		bench_json_u64(&j, "warmup", warmup);
-		bench_json_u64(&j, "bytes", 2 * size * (count + warmup));
-		bench_json_double(&j, "rtt_us_mean", mean);
-		bench_json_double(&j, "rtt_us_p50", p50);
-		bench_json_double(&j, "rtt_us_p99", p99);
-		bench_json_double(&j, "rtt_us_min", lo);
-		bench_json_double(&j, "rtt_us_max", hi);
-		bench_json_u64(&j, "clock_step_ns", step);
-		bench_json_end_cpu(&j, a);
-	}
+	bench_json_begin_tool(&j, stdout, PROG);
+	bench_json_str(&j, "mode", "client");
+	bench_json_u64(&j, "cid", cid);
+	bench_json_u64(&j, "port", a->port);
+	bench_json_str(&j, "payload", bench_size_label(size, label, sizeof(label)));
+	bench_json_u64(&j, "size", size);
+	bench_json_u64(&j, "count", count);
+	bench_json_u64(&j, "warmup", warmup);
+	bench_json_u64(&j, "bytes", 2 * size * (count + warmup));
+	bench_json_double(&j, "rtt_us_mean", r.mean);
+	bench_json_double(&j, "rtt_us_p50", r.p50);
+	bench_json_double(&j, "rtt_us_p99", r.p99);
+	bench_json_double(&j, "rtt_us_min", r.min);
+	bench_json_double(&j, "rtt_us_max", r.max);
+	bench_json_u64(&j, "clock_step_ns", step);
+	bench_json_end_cpu(&j, a);
 	free(req);
 	free(resp);
 	free(rtt_us);

@@ -19,7 +19,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,10 +26,10 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 
+#include "bench_pingpong.h"
 #include "bench_util.h"
 #include "bench_vsock.h"
 #include "hostio.h"
-#include "stats.h"
 #include "stress_verify.h"
 
 #define PROG "vhost-user-vsock"
@@ -305,7 +304,8 @@ int hostio_pingpong(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t port = UINT64_MAX, size = 64, count = 10000, warmup = 100, i;
-	double *rtt_us = NULL, mean, p50, p99, lo, hi, retry = 0;
+	double *rtt_us = NULL, retry = 0;
+	struct bench_rtt r;
 	uint8_t *req = NULL, *resp = NULL;
 	const char *path = NULL;
 	struct bench_json j;
@@ -363,50 +363,34 @@ int hostio_pingpong(int argc, char **argv)
 			  retry, &host_port);
 	if (fd < 0)
 		goto out;
-	for (i = 0; i < warmup + count; i++) {
-		uint64_t t0 = bench_now_ns(), t1;
-
-		err = bench_send_all(fd, req, size, NULL, NULL);
-		if (!err)
-			err = bench_recv_exact(fd, resp, size);
-		if (err) {
-			fprintf(stderr, PROG " pingpong: round trip %llu: %s\n",
-				(unsigned long long)i, strerror(-err));
-			goto out;
-		}
-		t1 = bench_now_ns();
-		if (i >= warmup)
-			rtt_us[i - warmup] = (double)(t1 - t0) / 1e3;
+	err = bench_pingpong_run(fd, req, resp, size, warmup, count, rtt_us, &i);
+	if (err) {
+		fprintf(stderr, PROG " pingpong: round trip %llu: %s\n",
+			(unsigned long long)i, strerror(-err));
+		goto out;
 	}
 	if (memcmp(req, resp, size)) {
 		fprintf(stderr, PROG " pingpong: echo does not match the request\n");
 		goto out;
 	}
-	mean = stats_mean(rtt_us, count);
-	if (stats_percentile(rtt_us, count, 50, &p50) ||
-	    stats_percentile(rtt_us, count, 99, &p99)) {
+	if (bench_rtt_summarize(rtt_us, count, &r)) {
 		fprintf(stderr, PROG " pingpong: percentile computation failed\n");
 		goto out;
 	}
-	lo = hi = rtt_us[0];
-	for (i = 1; i < count; i++) {
-		lo = fmin(lo, rtt_us[i]);
-		hi = fmax(hi, rtt_us[i]);
-	}
 	printf("host_port: %u\nsize: %llu\ncount: %llu\n", host_port,
 	       (unsigned long long)size, (unsigned long long)count);
-	printf("rtt mean: %.3f us\nrtt p50: %.3f us\nrtt p99: %.3f us\n", mean, p50, p99);
-	printf("rtt min: %.3f us\nrtt max: %.3f us\n", lo, hi);
+	printf("rtt mean: %.3f us\nrtt p50: %.3f us\nrtt p99: %.3f us\n", r.mean, r.p50, r.p99);
+	printf("rtt min: %.3f us\nrtt max: %.3f us\n", r.min, r.max);
 	bench_json_begin_tool(&j, stdout, PROG "-pingpong");
 	bench_json_u64(&j, "port", port);
 	bench_json_u64(&j, "size", size);
 	bench_json_u64(&j, "count", count);
 	bench_json_u64(&j, "warmup", warmup);
-	bench_json_double(&j, "rtt_us_mean", mean);
-	bench_json_double(&j, "rtt_us_p50", p50);
-	bench_json_double(&j, "rtt_us_p99", p99);
-	bench_json_double(&j, "rtt_us_min", lo);
-	bench_json_double(&j, "rtt_us_max", hi);
+	bench_json_double(&j, "rtt_us_mean", r.mean);
+	bench_json_double(&j, "rtt_us_p50", r.p50);
+	bench_json_double(&j, "rtt_us_p99", r.p99);
+	bench_json_double(&j, "rtt_us_min", r.min);
+	bench_json_double(&j, "rtt_us_max", r.max);
 	bench_json_end(&j);
 	rc = 0;
 out:
