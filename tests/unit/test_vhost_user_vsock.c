@@ -1172,6 +1172,31 @@ static void test_conn_cap(void **state)
 		close(fds[i]);
 }
 
+/* The tools' bad usage: status 2, nothing started. */
+static void test_tool_usage(void **state)
+{
+	static const char *const bad[][10] = {
+		{ "send", "--bogus", NULL },
+		{ "send", "--uds", "/nonexistent", "--bytes", "1", NULL },		/* no --port */
+		{ "send", "--uds", "/x", "--port", "x", "--bytes", "1", NULL },
+		{ "send", "--uds", "/x", "--port", "1", "--bytes", "1", "--pkt-size", NULL },
+		{ "pingpong", "--uds", "/x", "--port", "1", "--retry", "soon", NULL },
+		{ "pingpong", "--uds", "/x", NULL },					/* no --port */
+		{ "pingpong", "--uds", "/x", "--port", "1", "--count", "0", NULL },
+		{ "recv", "--listen", "/x", "--close-after", "0", NULL },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		pid_t pid = spawn_tool((const char *const *)bad[i]);
+
+		assert_true(pid > 0);
+		if (tool_status(pid) != 2)
+			fail_msg("'%s %s ...' did not exit 2", bad[i][0], bad[i][1]);
+	}
+}
+
 /* A vhost-user message the back-end refuses ends it with status 1. */
 static void test_bad_message(void **state)
 {
@@ -1202,6 +1227,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_send_tool_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pingpong_tool, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_conn_cap, setup, teardown),
+		cmocka_unit_test(test_tool_usage),
 		cmocka_unit_test_setup_teardown(test_bad_message, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_device_stop, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_guest_to_host_reply, setup, teardown),

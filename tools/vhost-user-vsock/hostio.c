@@ -170,6 +170,47 @@ static int host_connect(const char *path, uint64_t port, uint64_t pkt,
 	return -1;
 }
 
+/* Where send and pingpong connect: --uds, --port, --retry. */
+struct host_target {
+	const char *path;
+	uint64_t port;
+	double retry;
+};
+
+#define OPT_TAKEN	(-1)
+
+/*
+ * The options send and pingpong share, and the end of every option
+ * switch (getopt_long with ":" reports a missing value as ':'): OPT_TAKEN when @c was --uds, --port or --retry, else the exit
+ * status (0 after --help, 2 for a bad value or an unknown option).
+ */
+static int target_opt(int c, struct host_target *t, const char *cmd,
+		      char **argv)
+{
+	switch (c) {
+	case 'u':
+		t->path = optarg;
+		return OPT_TAKEN;
+	case 'p':
+		return bench_parse_u64(optarg, UINT32_MAX, &t->port) ?
+			bad("port", optarg) : OPT_TAKEN;
+	case 'r':
+		return bench_parse_seconds(optarg, &t->retry) ?
+			bad("retry", optarg) : OPT_TAKEN;
+	case 'h':
+		io_usage(stdout);
+		return 0;
+	case ':':
+		fprintf(stderr, PROG " %s: option '%s' needs a value\n", cmd, argv[optind - 1]);
+		io_usage(stderr);
+		return 2;
+	default:
+		fprintf(stderr, PROG " %s: unknown option '%s'\n", cmd, argv[optind - 1]);
+		io_usage(stderr);
+		return 2;
+	}
+}
+
 int hostio_send(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -183,23 +224,17 @@ int hostio_send(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	uint64_t port = UINT64_MAX, bytes = UINT64_MAX, bufsz = 64 << 10, seed = 1;
+	struct host_target t = { .port = UINT64_MAX };
+	uint64_t bytes = UINT64_MAX, bufsz = 64 << 10, seed = 1;
 	uint64_t pkt = UINT64_MAX, off = 0, chunk, t0, t1, key;
-	const char *path = NULL;
 	struct bench_json j;
 	uint32_t crc = 0, host_port;
-	double retry = 0;
 	uint8_t *buf;
-	int fd, c;
+	int fd, c, r;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		switch (c) {
-		case 'u': path = optarg; break;
-		case 'p':
-			if (bench_parse_u64(optarg, UINT32_MAX, &port))
-				return bad("port", optarg);
-			break;
 		case 'b':
 			if (bench_parse_size(optarg, &bytes))
 				return bad("bytes", optarg);
@@ -216,20 +251,13 @@ int hostio_send(int argc, char **argv)
 			if (bench_parse_u64(optarg, UINT64_MAX, &seed))
 				return bad("seed", optarg);
 			break;
-		case 'r':
-			if (bench_parse_seconds(optarg, &retry))
-				return bad("retry", optarg);
-			break;
-		case 'h':
-			io_usage(stdout);
-			return 0;
 		default:
-			fprintf(stderr, PROG " send: unknown option '%s'\n", argv[optind - 1]);
-			io_usage(stderr);
-			return 2;
+			r = target_opt(c, &t, "send", argv);
+			if (r != OPT_TAKEN)
+				return r;
 		}
 	}
-	if (optind < argc || !path || port == UINT64_MAX || bytes == UINT64_MAX) {
+	if (optind < argc || !t.path || t.port == UINT64_MAX || bytes == UINT64_MAX) {
 		fprintf(stderr, PROG " send: --uds, --port and --bytes are required\n");
 		io_usage(stderr);
 		return 2;
@@ -248,7 +276,7 @@ int hostio_send(int argc, char **argv)
 		fprintf(stderr, PROG " send: out of memory\n");
 		return 1;
 	}
-	fd = host_connect(path, port, pkt, retry, &host_port);
+	fd = host_connect(t.path, t.port, pkt, t.retry, &host_port);
 	if (fd < 0) {
 		free(buf);
 		return 1;
@@ -280,7 +308,7 @@ int hostio_send(int argc, char **argv)
 	       host_port, (unsigned long long)off, (t1 - t0) / 1e9,
 	       bench_gbps(off, t1 - t0), crc);
 	bench_json_begin_tool(&j, stdout, PROG "-send");
-	bench_json_u64(&j, "port", port);
+	bench_json_u64(&j, "port", t.port);
 	bench_json_u64(&j, "host_port", host_port);
 	bench_json_u64(&j, "buf_size", bufsz);
 	bench_json_u64(&j, "pkt_size", pkt);
@@ -303,23 +331,18 @@ int hostio_pingpong(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	uint64_t port = UINT64_MAX, size = 64, count = 10000, warmup = 100, i;
-	double *rtt_us = NULL, retry = 0;
-	struct bench_rtt r;
+	struct host_target t = { .port = UINT64_MAX };
+	uint64_t size = 64, count = 10000, warmup = 100, i;
 	uint8_t *req = NULL, *resp = NULL;
-	const char *path = NULL;
+	double *rtt_us = NULL;
 	struct bench_json j;
+	struct bench_rtt r;
 	uint32_t host_port;
 	int fd = -1, c, err, rc = 1;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		switch (c) {
-		case 'u': path = optarg; break;
-		case 'p':
-			if (bench_parse_u64(optarg, UINT32_MAX, &port))
-				return bad("port", optarg);
-			break;
 		case 's':
 			if (bench_parse_size(optarg, &size) || !size || size > (16 << 20))
 				return bad("size", optarg);
@@ -332,20 +355,13 @@ int hostio_pingpong(int argc, char **argv)
 			if (bench_parse_u64(optarg, 100000000, &warmup))
 				return bad("warmup", optarg);
 			break;
-		case 'r':
-			if (bench_parse_seconds(optarg, &retry))
-				return bad("retry", optarg);
-			break;
-		case 'h':
-			io_usage(stdout);
-			return 0;
 		default:
-			fprintf(stderr, PROG " pingpong: unknown option '%s'\n", argv[optind - 1]);
-			io_usage(stderr);
-			return 2;
+			err = target_opt(c, &t, "pingpong", argv);
+			if (err != OPT_TAKEN)
+				return err;
 		}
 	}
-	if (optind < argc || !path || port == UINT64_MAX) {
+	if (optind < argc || !t.path || t.port == UINT64_MAX) {
 		fprintf(stderr, PROG " pingpong: --uds and --port are required\n");
 		io_usage(stderr);
 		return 2;
@@ -359,8 +375,8 @@ int hostio_pingpong(int argc, char **argv)
 	}
 	memset(req, 'p', size);
 	/* One request goes out as one packet, as a vsock client's send(). */
-	fd = host_connect(path, port, size < HOSTIO_PKT_MAX ? size : HOSTIO_PKT_MAX,
-			  retry, &host_port);
+	fd = host_connect(t.path, t.port, size < HOSTIO_PKT_MAX ? size : HOSTIO_PKT_MAX,
+			  t.retry, &host_port);
 	if (fd < 0)
 		goto out;
 	err = bench_pingpong_run(fd, req, resp, size, warmup, count, rtt_us, &i);
@@ -382,7 +398,7 @@ int hostio_pingpong(int argc, char **argv)
 	printf("rtt mean: %.3f us\nrtt p50: %.3f us\nrtt p99: %.3f us\n", r.mean, r.p50, r.p99);
 	printf("rtt min: %.3f us\nrtt max: %.3f us\n", r.min, r.max);
 	bench_json_begin_tool(&j, stdout, PROG "-pingpong");
-	bench_json_u64(&j, "port", port);
+	bench_json_u64(&j, "port", t.port);
 	bench_json_u64(&j, "size", size);
 	bench_json_u64(&j, "count", count);
 	bench_json_u64(&j, "warmup", warmup);
