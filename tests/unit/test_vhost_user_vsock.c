@@ -256,10 +256,65 @@ static struct vsock_hdr ghdr(uint32_t src_port, uint32_t dst_port, uint16_t op,
 
 static const char *extra_arg;
 
+/*
+ * The guest's side of a host-initiated connection: the next RX packet is
+ * the REQUEST for @guest_port, answered with RESPONSE advertising
+ * @buf_alloc.  Returns the host port the back-end chose.
+ */
+static uint32_t accept_host_request(uint32_t guest_port, uint32_t buf_alloc, int ms)
+{
+	struct vsock_hdr h, r;
+
+	assert_int_equal(rx_next(&h, NULL, ms), 1);
+	assert_int_equal(h.op, VSOCK_OP_REQUEST);
+	assert_int_equal(h.src_cid, VSOCK_HOST_CID);
+	assert_int_equal(h.dst_cid, GUEST_CID);
+	assert_int_equal(h.dst_port, guest_port);
+	r = ghdr(guest_port, h.src_port, VSOCK_OP_RESPONSE, 0, buf_alloc, 0);
+	tx_send(&r, NULL);
+	return h.src_port;
+}
+
+/*
+ * A guest-initiated connection from @guest_port to host port @host_port,
+ * whose host end listens on UDS_PATH_<host_port>: REQUEST, the device's
+ * RESPONSE (returned in *@resp), and the host's accepted socket (returned;
+ * the listener is closed).
+ */
+static int guest_connect(uint32_t guest_port, uint32_t host_port, uint32_t buf_alloc,
+			 struct vsock_hdr *resp)
+{
+	struct vsock_hdr r;
+	char path[128];
+	int lfd, fd;
+
+	snprintf(path, sizeof(path), "%s_%u", F.uds, host_port);
+	lfd = listen_unix(path);
+	r = ghdr(guest_port, host_port, VSOCK_OP_REQUEST, 0, buf_alloc, 0);
+	tx_send(&r, NULL);
+	assert_int_equal(rx_next(resp, NULL, 2000), 1);
+	assert_int_equal(resp->op, VSOCK_OP_RESPONSE);
+	assert_int_equal(resp->src_port, host_port);
+	assert_int_equal(resp->dst_port, guest_port);
+	fd = accept(lfd, NULL, NULL);
+	assert_true(fd >= 0);
+	close(lfd);
+	unlink(path);
+	return fd;
+}
+
+/* The back-end binary under test (its tools are subcommands of it). */
+static const char *backend_bin(void)
+{
+	const char *bin = getenv("VB_VHOST_USER_VSOCK");
+
+	return bin ? bin : "build/vhost-user-vsock";
+}
+
 static int setup(void **state)
 {
 	uint8_t p[VU_MAX_PAYLOAD];
-	const char *bin = getenv("VB_VHOST_USER_VSOCK");
+	const char *bin = backend_bin();
 	unsigned int q, i;
 
 	(void)state;
@@ -268,8 +323,6 @@ static int setup(void **state)
 	assert_non_null(mkdtemp(F.dir));
 	snprintf(F.vu_path, sizeof(F.vu_path), "%s/vu.sock", F.dir);
 	snprintf(F.uds, sizeof(F.uds), "%s/uds", F.dir);
-	if (!bin)
-		bin = "build/vhost-user-vsock";
 	F.pid = fork();
 	if (F.pid == 0) {
 		char cid[16];
@@ -399,14 +452,7 @@ static void test_host_to_guest(void **state)
 	fd = connect_unix(F.uds);
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, "CONNECT 1234\n", 13), 13);
-	assert_int_equal(rx_next(&h, NULL, 2000), 1);
-	assert_int_equal(h.op, VSOCK_OP_REQUEST);
-	assert_int_equal(h.src_cid, VSOCK_HOST_CID);
-	assert_int_equal(h.dst_cid, GUEST_CID);
-	assert_int_equal(h.dst_port, 1234);
-	host_port = h.src_port;
-	r = ghdr(1234, host_port, VSOCK_OP_RESPONSE, 0, guest_buf, 0);
-	tx_send(&r, NULL);
+	host_port = accept_host_request(1234, guest_buf, 2000);
 	for (i = 0; i < sizeof(line) - 1; i++) {
 		assert_int_equal(read(fd, line + i, 1), 1);
 		if (line[i] == '\n')
@@ -466,26 +512,16 @@ static void test_host_to_guest(void **state)
 static void test_guest_to_host(void **state)
 {
 	static uint8_t chunk[65536], back[65536];
-	char path[128];
 	uint32_t sent = 0, peer_alloc = 0, peer_fwd = 0, total = 1u << 20;
 	uint64_t got = 0;
 	struct vsock_hdr h, r;
-	int lfd, fd, n, updates = 0;
+	int fd, n, updates = 0;
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s_5000", F.uds);
-	lfd = listen_unix(path);
-	r = ghdr(7777, 5000, VSOCK_OP_REQUEST, 0, 65536, 0);
-	tx_send(&r, NULL);
-	assert_int_equal(rx_next(&h, NULL, 2000), 1);
-	assert_int_equal(h.op, VSOCK_OP_RESPONSE);
-	assert_int_equal(h.src_port, 5000);
-	assert_int_equal(h.dst_port, 7777);
+	fd = guest_connect(7777, 5000, 65536, &h);
 	peer_alloc = h.buf_alloc;
 	peer_fwd = h.fwd_cnt;
 	assert_true(peer_alloc > 0);
-	fd = accept(lfd, NULL, NULL);
-	assert_true(fd >= 0);
 	fcntl(fd, F_SETFL, O_NONBLOCK);
 
 	/* Write 1 MiB without reading it on the host at first: credit must stall us. */
@@ -537,8 +573,6 @@ static void test_guest_to_host(void **state)
 	if (h.op == VSOCK_OP_SHUTDOWN)
 		assert_int_equal(rx_next(&h, NULL, 2000), 1);
 	assert_int_equal(h.op, VSOCK_OP_RST);
-	close(lfd);
-	unlink(path);
 }
 
 static void test_refusals(void **state)
@@ -741,19 +775,11 @@ static void test_guest_close_drains(void **state)
 	static uint8_t chunk[65536], back[65536];
 	uint32_t sent = 0, total = 262144, len, i;	/* all the credit */
 	struct vsock_hdr h, r;
-	char path[128];
 	uint64_t got = 0;
-	int lfd, fd, n;
+	int fd, n;
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s_5001", F.uds);
-	lfd = listen_unix(path);
-	r = ghdr(7000, 5001, VSOCK_OP_REQUEST, 0, 65536, 0);
-	tx_send(&r, NULL);
-	assert_int_equal(rx_next(&h, NULL, 2000), 1);
-	assert_int_equal(h.op, VSOCK_OP_RESPONSE);
-	fd = accept(lfd, NULL, NULL);
-	assert_true(fd >= 0);
+	fd = guest_connect(7000, 5001, 65536, &h);
 	while (sent < total) {
 		len = total - sent < 65536 ? total - sent : 65536;
 		for (i = 0; i < len; i++)
@@ -778,8 +804,6 @@ static void test_guest_close_drains(void **state)
 	assert_int_equal(n, 0);
 	assert_int_equal(got, total);
 	close(fd);
-	close(lfd);
-	unlink(path);
 }
 
 /*
@@ -794,20 +818,13 @@ static void test_guest_to_host_reply(void **state)
 {
 	static uint8_t got[RXBUF];
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	char path[128], buf[16];
+	char buf[16];
 	struct vsock_hdr h, r;
 	struct pollfd p;
-	int lfd, fd, full, i, resp = 0, rst = 0;
+	int fd, full, i, resp = 0, rst = 0;
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s_5002", F.uds);
-	lfd = listen_unix(path);
-	r = ghdr(7100, 5002, VSOCK_OP_REQUEST, 0, 65536, 0);
-	tx_send(&r, NULL);
-	assert_int_equal(rx_next(&h, NULL, 2000), 1);
-	assert_int_equal(h.op, VSOCK_OP_RESPONSE);
-	fd = accept(lfd, NULL, NULL);
-	assert_true(fd >= 0);
+	fd = guest_connect(7100, 5002, 65536, &h);
 	assert_int_equal(write(fd, "ping", 4), 4);
 	assert_int_equal(rx_next(&h, got, 2000), 1);
 	assert_int_equal(h.op, VSOCK_OP_RW);
@@ -838,8 +855,6 @@ static void test_guest_to_host_reply(void **state)
 	close(full);
 	unlink(sa.sun_path);
 	close(fd);
-	close(lfd);
-	unlink(path);
 }
 
 /*
@@ -958,8 +973,8 @@ static void test_device_stop(void **state)
 static void pkt_cap_check(const char *req, uint32_t max)
 {
 	static uint8_t got[RXBUF], data[10000];
-	struct vsock_hdr h, r;
-	uint32_t rcvd = 0, port, k, full = 0;
+	struct vsock_hdr h;
+	uint32_t rcvd = 0, k, full = 0;
 	char line[32];
 	int fd;
 
@@ -967,12 +982,7 @@ static void pkt_cap_check(const char *req, uint32_t max)
 		data[k] = pat(k);
 	fd = connect_unix(F.uds);
 	assert_int_equal(write(fd, req, strlen(req)), strlen(req));
-	assert_int_equal(rx_next(&h, NULL, 2000), 1);
-	assert_int_equal(h.op, VSOCK_OP_REQUEST);
-	assert_int_equal(h.dst_port, 99);
-	port = h.src_port;
-	r = ghdr(99, port, VSOCK_OP_RESPONSE, 0, 1 << 20, 0);
-	tx_send(&r, NULL);
+	accept_host_request(99, 1 << 20, 2000);
 	for (k = 0; k < 31; k++) {
 		assert_int_equal(read(fd, line + k, 1), 1);
 		if (line[k] == '\n')
@@ -1015,13 +1025,11 @@ static void test_pkt_per_conn_device_cap(void **state)
 /* Start `vhost-user-vsock SUBCOMMAND ARGS...` against this back-end. */
 static pid_t spawn_tool(const char *const *args)
 {
-	const char *bin = getenv("VB_VHOST_USER_VSOCK");
+	const char *bin = backend_bin();
 	char *argv[24];
 	unsigned int i = 0;
 	pid_t pid;
 
-	if (!bin)
-		bin = "build/vhost-user-vsock";
 	argv[i++] = (char *)bin;
 	while (*args && i < 23)
 		argv[i++] = (char *)*args++;
@@ -1056,7 +1064,7 @@ static void test_send_tool(void **state)
 			       "--buf-size", "100", "--retry", "10", NULL };
 	static uint8_t got[RXBUF], want[RXBUF];
 	uint64_t key = stress_flow_key(1, 0);
-	uint32_t rcvd = 0, full = 0, port;
+	uint32_t rcvd = 0, full = 0;
 	struct vsock_hdr h, r;
 	pid_t pid;
 
@@ -1067,12 +1075,7 @@ static void test_send_tool(void **state)
 	assert_int_equal(h.op, VSOCK_OP_REQUEST);
 	r = ghdr(77, h.src_port, VSOCK_OP_RST, 0, 0, 0);
 	tx_send(&r, NULL);
-	assert_int_equal(rx_next(&h, NULL, 5000), 1);	/* the retry */
-	assert_int_equal(h.op, VSOCK_OP_REQUEST);
-	assert_int_equal(h.dst_port, 77);
-	port = h.src_port;
-	r = ghdr(77, port, VSOCK_OP_RESPONSE, 0, 1 << 20, 0);
-	tx_send(&r, NULL);
+	accept_host_request(77, 1 << 20, 5000);	/* the retry */
 	while (rx_next(&h, got, 5000) && h.op == VSOCK_OP_RW) {
 		assert_true(h.len > 0 && h.len <= 100);
 		full += h.len == 100;
@@ -1121,11 +1124,7 @@ static void test_pingpong_tool(void **state)
 	(void)state;
 	pid = spawn_tool(args);
 	assert_true(pid > 0);
-	assert_int_equal(rx_next(&h, NULL, 5000), 1);
-	assert_int_equal(h.op, VSOCK_OP_REQUEST);
-	port = h.src_port;
-	r = ghdr(79, port, VSOCK_OP_RESPONSE, 0, 1 << 20, 0);
-	tx_send(&r, NULL);
+	port = accept_host_request(79, 1 << 20, 5000);
 	while (rx_next(&h, got, 5000) && h.op == VSOCK_OP_RW) {
 		assert_int_equal(h.len, 64);	/* one request, one packet */
 		r = ghdr(79, port, VSOCK_OP_RW, h.len, 1 << 20, echoed + h.len);
