@@ -86,12 +86,12 @@ cpu_busy() {
 # CPUs, and (h2g) on the RX worker's vCPU 1.  Fewer than 5 ticks (50 ms)
 # is too coarse to be a measurement (tiny --quick transfers): no sample.
 stat_samples() {
-	t=$(echo "$3|$4" | awk -F'|' '{ n = split($1, x, " "); split($2, y, " ")
-		t = 0; for (i = 1; i <= n; i++) t += y[i] - x[i]; print t }')
-	[ "$t" -ge 5 ] && sample "$1" stat_ns_per_byte "$(awk -v t="$t" -v b="$2" 'BEGIN { printf "%.6f", t * 1e7 / b }')"
-	[ "$MODE" = h2g ] || return 0
-	t=$(echo "$3|$4" | awk -F'|' '{ split($1, x, " "); split($2, y, " "); print y[2] - x[2] }')
-	[ "$t" -ge 5 ] && sample "$1" stat_ns_per_byte_rx_cpu "$(awk -v t="$t" -v b="$2" 'BEGIN { printf "%.6f", t * 1e7 / b }')"
+	# ticks: all CPUs, then vCPU 1
+	set -- "$1" "$2" $(echo "$3|$4" | awk -F'|' '{ n = split($1, x, " "); split($2, y, " ")
+		t = 0; for (i = 1; i <= n; i++) t += y[i] - x[i]; print t, y[2] - x[2] }')
+	[ "$3" -ge 5 ] && sample "$1" stat_ns_per_byte "$(awk -v t="$3" -v b="$2" 'BEGIN { printf "%.6f", t * 1e7 / b }')"
+	[ "$MODE" = h2g ] && [ "$4" -ge 5 ] &&
+		sample "$1" stat_ns_per_byte_rx_cpu "$(awk -v t="$4" -v b="$2" 'BEGIN { printf "%.6f", t * 1e7 / b }')"
 	return 0
 }
 
