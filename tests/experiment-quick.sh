@@ -82,9 +82,10 @@ for d in $(jq -r '.runs[].dir' "$m" 2>/dev/null); do
 				jq -e -s --arg m "$mt" --argjson p "$p" 'any(.[]; .metric == $m and .payload == $p and .value > 0)' "$r/samples.jsonl"
 		done
 	done
-	check "$d: untraced CPU cost (/proc/stat) at 64 B, positive" \
-		jq -e -s --arg m "$([ "$MODE" = h2g ] && echo stat_ns_per_byte_rx_cpu || echo stat_ns_per_byte)" \
-			'[.[] | select(.metric == $m and .payload == 64)] | length == 1 and .[0].value > 0' "$r/samples.jsonl"
+	# --quick transfers last ~0.1 s: a few 10 ms ticks, so the guest may
+	# (rightly) drop a sample as too coarse; any it keeps must be sane.
+	check "$d: untraced CPU cost samples (/proc/stat), if any, positive" \
+		jq -e -s 'all(.[] | select(.metric | startswith("stat_")); .value > 0)' "$r/samples.jsonl"
 	check "$d: RTT samples at 64 B" \
 		jq -e -s '[.[] | select(.payload == 64 and (.metric | startswith("rtt_")))] | length == 3' "$r/samples.jsonl"
 	[ "$MODE" = h2g ] || continue
@@ -119,6 +120,9 @@ if [ "$MODE" = h2g ]; then
 	check "report.md: the cover letter's Guest CPU1 table" \
 		grep -qF "RX worker's vCPU (the cover letter's Guest CPU1 table)" "$out/report.md"
 fi
+
+check "untraced CPU cost sampled in at least one run at 64 B" \
+	sh -c "cat '$out'/runs/*/samples.jsonl | jq -e -s 'any(.[]; .metric == \"stat_ns_per_byte\" and .payload == 64)'"
 
 # summary.json
 s=$out/summary.json
