@@ -1,6 +1,7 @@
 # vsockbatch — build, lab and tests.
 #
-#   make            BPF objects + skeletons, the loader, benchmarks (build/)
+#   make            BPF objects + skeletons, the loader, the lab program,
+#                   benchmarks and test programs (build/)
 #   make deps       install the Debian packages the project needs
 #   make check      unit tests, then the guest tests (boots lab kernels)
 #   make lab        build/reuse both lab kernels, run the default experiment
@@ -9,6 +10,12 @@
 # Layout of build/: bpf/*.bpf.o + *.skel.h, obj/ (user objects), the static
 # binaries at the top (they are copied into guest initramfs images), and
 # tests/ (unit-test binaries, linked dynamically: they run on the host).
+#
+# Who owns what: tools/vsockbatch/ is the user's tracer (record, report,
+# compare, top, probe) and nothing else; tools/lab/ is build/vsockbatch-lab,
+# the experiment's and the build's own commands (summarize, corecheck);
+# tools/lib/ is code both link; tests/lib/ is test support (the stress
+# stream) for tests/progs/, the unit tests and the lab's vhost-user back-end.
 
 OUTPUT    := build
 CC        ?= gcc
@@ -37,10 +44,19 @@ LIB_SRCS   := $(wildcard tools/lib/*.c)
 LIB_OBJS   := $(patsubst %.c,$(OUTPUT)/obj/%.o,$(LIB_SRCS))
 LIBVB      := $(OUTPUT)/libvsockbatch.a
 
+TESTLIB_SRCS := $(wildcard tests/lib/*.c)
+TESTLIB_OBJS := $(patsubst %.c,$(OUTPUT)/obj/%.o,$(TESTLIB_SRCS))
+LIBVBTEST  := $(OUTPUT)/libvbtest.a
+
 LOADER_SRCS := $(wildcard tools/vsockbatch/*.c)
 LOADER_OBJS := $(patsubst %.c,$(OUTPUT)/obj/%.o,$(LOADER_SRCS))
 # Everything of the loader but main(), for the unit tests.
 LOADER_LIB_OBJS := $(filter-out $(OUTPUT)/obj/tools/vsockbatch/main.o,$(LOADER_OBJS))
+
+# The lab program reads the tracer's results files: it links results.o.
+LAB_SRCS   := $(wildcard tools/lab/*.c)
+LAB_OBJS   := $(patsubst %.c,$(OUTPUT)/obj/%.o,$(LAB_SRCS))
+LAB_LIB_OBJS := $(filter-out $(OUTPUT)/obj/tools/lab/main.o,$(LAB_OBJS))
 
 BENCH_SRCS := $(wildcard tools/bench/*.c)
 BENCH_BINS := $(patsubst tools/bench/%.c,$(OUTPUT)/%,$(BENCH_SRCS))
@@ -71,7 +87,8 @@ endif
 
 .PHONY: all deps check unit-check lab-check guest-check lab experiment clean kernels
 all: $(BPF_OBJS) $(BPF_SKELS) $(if $(LOADER_SRCS),$(OUTPUT)/vsockbatch \
-	$(OUTPUT)/vsockbatch-top) $(BENCH_BINS) $(PROG_BINS) \
+	$(OUTPUT)/vsockbatch-top) $(if $(LAB_SRCS),$(OUTPUT)/vsockbatch-lab) \
+	$(BENCH_BINS) $(PROG_BINS) \
 	$(if $(VU_SRCS),$(OUTPUT)/vhost-user-vsock)
 
 $(OUTPUT) $(OUTPUT)/bpf $(OUTPUT)/tests:
@@ -87,12 +104,22 @@ $(OUTPUT)/bpf/%.skel.h: $(OUTPUT)/bpf/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@
 
-$(OUTPUT)/obj/%.o: %.c $(wildcard include/*.h tools/lib/*.h tools/vsockbatch/*.h) $(BPF_SKELS)
+$(OUTPUT)/obj/%.o: %.c $(wildcard include/*.h tools/lib/*.h tools/vsockbatch/*.h \
+		tools/lab/*.h tests/lib/*.h) $(BPF_SKELS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
 $(LIBVB): $(LIB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+# Test support headers are visible only to what tests (and the lab's
+# back-end, which sends the stress stream), never to the tracer.
+$(OUTPUT)/obj/tests/%.o: CFLAGS += -Itests/lib
+$(OUTPUT)/obj/tools/vhost-user-vsock/hostio.o: CFLAGS += -Itests/lib
+
+$(LIBVBTEST): $(TESTLIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
@@ -104,19 +131,25 @@ $(OUTPUT)/vsockbatch: $(LOADER_OBJS) $(LIBVB)
 $(OUTPUT)/vsockbatch-top: $(OUTPUT)/vsockbatch
 	$(Q)ln -sf vsockbatch $@
 
+# The lab's commands (experiment statistics, CO-RE check); runs on the host.
+$(OUTPUT)/vsockbatch-lab: $(LAB_OBJS) $(OUTPUT)/obj/tools/vsockbatch/results.o $(LIBVB)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $(STATIC_LDFLAGS) $^ $(BPF_LIBS) -ljansson -lm -o $@
+
 $(OUTPUT)/%: $(OUTPUT)/obj/tools/bench/%.o $(LIBVB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(STATIC_LDFLAGS) $^ -lm -o $@
 
-$(OUTPUT)/%: $(OUTPUT)/obj/tests/progs/%.o $(LIBVB)
+$(OUTPUT)/%: $(OUTPUT)/obj/tests/progs/%.o $(LIBVBTEST) $(LIBVB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(STATIC_LDFLAGS) $^ -lm -lpthread -o $@
 
-$(OUTPUT)/tests/%: $(OUTPUT)/obj/tests/unit/%.o $(LOADER_LIB_OBJS) $(LIBVB) | $(OUTPUT)/tests
+$(OUTPUT)/tests/%: $(OUTPUT)/obj/tests/unit/%.o $(LOADER_LIB_OBJS) $(LAB_LIB_OBJS) \
+		$(LIBVBTEST) $(LIBVB) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(BPF_LIBS) $(TEST_LIBS) -o $@
 
-$(OUTPUT)/vhost-user-vsock: $(VU_OBJS) $(LIBVB)
+$(OUTPUT)/vhost-user-vsock: $(VU_OBJS) $(LIBVBTEST) $(LIBVB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(STATIC_LDFLAGS) $^ -lm -o $@
 

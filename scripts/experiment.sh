@@ -93,10 +93,11 @@ to_bytes() {
 	esac
 }
 
-VB=$VB_ROOT/build/vsockbatch
+# The statistics are the lab's (tools/lab/), not the tracer's.
+LAB=$VB_ROOT/build/vsockbatch-lab
 command -v jq >/dev/null || die "jq missing (run make deps)"
 command -v gnuplot >/dev/null || die "gnuplot missing (run make deps)"
-[ -x "$VB" ] || die "$VB missing (run make)"
+[ -x "$LAB" ] || die "$LAB missing (run make)"
 
 # ---------------------------------------------------------------- plots
 plots() { # plots DIR
@@ -177,7 +178,7 @@ GP
 
 summarize() { # summarize DIR: statistics, report, plots, headline
 	local dir=$1 rc=0
-	"$VB" summarize --allow-missing "$dir" >"$dir/summary.txt" 2>"$dir/summarize.err" || {
+	"$LAB" summarize --allow-missing "$dir" >"$dir/summary.txt" 2>"$dir/summarize.err" || {
 		echo "${0##*/}: summarize failed: $(cat "$dir/summarize.err")" >&2
 		return 1
 	}

@@ -26,6 +26,7 @@ esac
 case $MODE in loopback|h2g) ;; *) echo "${0##*/}: bad mode '$MODE'" >&2; exit 2 ;; esac
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 VB=$ROOT/build/vsockbatch
+LAB=$ROOT/build/vsockbatch-lab
 fails=0
 ok() { echo "ok: $*"; }
 bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
@@ -36,7 +37,9 @@ check() { # check DESCRIPTION COMMAND...
 }
 
 command -v jq >/dev/null || { echo "experiment-quick: jq missing" >&2; exit 1; }
-[ -x "$VB" ] || { echo "experiment-quick: $VB missing (run make)" >&2; exit 1; }
+for b in "$VB" "$LAB"; do
+	[ -x "$b" ] || { echo "experiment-quick: $b missing (run make)" >&2; exit 1; }
+done
 tmp=$(mktemp -d /tmp/vb-expq.XXXXXX) || exit 1
 if [ -n "${VB_EXPQ_SET:-}" ]; then
 	# check an existing quick set (no run; the stdout/stderr checks are
@@ -165,7 +168,7 @@ done
 # the summarizer refuses a broken set
 cp -r "$out" "$tmp/broken"
 jq '.runs[0].round = 7' "$out/manifest.json" >"$tmp/broken/manifest.json"
-"$VB" summarize "$tmp/broken" >/dev/null 2>"$tmp/broken.err"
+"$LAB" summarize "$tmp/broken" >/dev/null 2>"$tmp/broken.err"
 rc=$?
 [ $rc -eq 2 ] && [ "$(wc -l <"$tmp/broken.err")" -eq 1 ] &&
 	ok "summarize refuses an incomplete round plan (exit 2, one line)" ||

@@ -5,7 +5,7 @@
  *
  *   vu-stream recv --port P [--expect-bytes N] [--seed S] [--recv-size N]
  *       accept one connection, read to EOF, check each byte against the
- *       stress stream (tools/lib/stress_verify.h, seed S, flow 0) that
+ *       stress stream (tests/lib/stress_verify.h, seed S, flow 0) that
  *       `vhost-user-vsock send` writes on the host; --close-after N closes
  *       the connection after N checked bytes, with the peer still sending
  *   vu-stream send --cid C --port P --bytes N [--buf-size N] [--seed S]

@@ -2,7 +2,7 @@
 /*
  * Portability of the CO-RE tracer to the build host's kernel (6.18 here),
  * which refuses every fentry/fexit LOAD: relocations are resolved against
- * its BTF without loading (tools/vsockbatch/corecheck.c), cross-checked
+ * its BTF without loading (tools/lab/corecheck.c), cross-checked
  * with libbpf's own relocation code through `bpftool gen min_core_btf`,
  * and the one program type this kernel accepts (tp_btf) is really loaded
  * through the verifier -- never attached.  Also a synthetic BTF on which
@@ -24,7 +24,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-#include "../../tools/vsockbatch/corecheck.h"
+#include "../../tools/lab/corecheck.h"
 #include "vsockbatch.skel.h"
 
 #define HOST_BTF "/sys/kernel/btf/vmlinux"

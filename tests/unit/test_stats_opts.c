@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for tools/vsockbatch/stats_opts.c: the --level, --noise,
+ * Unit tests for tools/lib/stats_opts.c: the --level, --noise,
  * --seed and --iters values compare and summarize accept and refuse, and
  * the unknown-option path.
  */
@@ -12,7 +12,7 @@
 #include <cmocka.h>
 
 #include "../../tools/vsockbatch/commands.h"
-#include "../../tools/vsockbatch/stats_opts.h"
+#include "stats_opts.h"
 
 static void test_defaults_and_good(void **state)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of the stress-test stream verifier (tools/lib/stress_verify.c):
+ * Unit tests of the stress-test stream verifier (tests/lib/stress_verify.c):
  * a clean stream passes however it is split, and corruption, loss,
  * duplication, reordering, truncation and trailing data are each caught at
  * the right place.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for the pure half of `vsockbatch summarize`
- * (tools/vsockbatch/summarize_core.c): run-plan checks, sample checks,
+ * Unit tests for the pure half of `vsockbatch-lab summarize`
+ * (tools/lab/summarize_core.c): run-plan checks, sample checks,
  * pairing by round with AB/BA order, refusal of incomplete pairs, the
  * row statistics and the cover-letter cell formatting.
  */
@@ -17,7 +17,7 @@
 
 #include "test_util.h"
 
-#include "../../tools/vsockbatch/summarize.h"
+#include "../../tools/lab/summarize.h"
 
 enum { BASE = 0, P13 = 1, PATCHED = 2, NSTATES = 3 };
 

@@ -36,7 +36,7 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 
-#include "../../tools/lib/stress_verify.h"
+#include "stress_verify.h"
 #include "../../tools/vhost-user-vsock/vsock_pkt.h"
 #include "../../tools/vhost-user-vsock/vu_msg.h"
 #include "../../tools/vhost-user-vsock/vu_vq.h"

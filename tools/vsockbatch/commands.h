@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Subcommands of the `vsockbatch` loader.  main.c dispatches on argv[1]
- * (or runs cmd_top when started as `vsockbatch-top`).  Each command gets
+ * Subcommands of the `vsockbatch` loader: what a user runs on a guest.
+ * (The lab's own commands, summarize and corecheck, are tools/lab/.)
+ * main.c dispatches on argv[1] (or runs cmd_top when started as
+ * `vsockbatch-top`).  Each command gets
  * argv with argv[0] = the subcommand name and returns the process exit
  * status: 0 success, 1 runtime failure, 2 bad usage or bad input.
  */
@@ -13,12 +15,7 @@ int cmd_report(int argc, char **argv);	/* report.c */
 int cmd_compare(int argc, char **argv);	/* compare.c */
 int cmd_top(int argc, char **argv);	/* top.c */
 int cmd_probe(int argc, char **argv);	/* probe_cmd.c: hook availability */
-int cmd_corecheck(int argc, char **argv); /* corecheck.c: CO-RE vs a BTF */
-int cmd_summarize(int argc, char **argv); /* summarize.c: experiment statistics */
 
-/* Exit statuses shared by every command. */
-#define VB_EXIT_OK	0
-#define VB_EXIT_FAIL	1
-#define VB_EXIT_USAGE	2
+#include "exit_status.h"	/* VB_EXIT_*, shared with the lab */
 
 #endif

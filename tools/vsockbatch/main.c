@@ -21,8 +21,6 @@ static const struct command commands[] = {
 	{ "compare", cmd_compare, "baseline vs patched results with CIs" },
 	{ "top", cmd_top, "live per-flow view (or --replay FILE)" },
 	{ "probe", cmd_probe, "show which hooks this kernel offers" },
-	{ "summarize", cmd_summarize, "statistics of an experiment set (scripts/experiment.sh)" },
-	{ "corecheck", cmd_corecheck, "check CO-RE relocations against a BTF (no load)" },
 };
 
 static void usage(FILE *f)

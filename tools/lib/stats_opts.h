@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * stats_opts.h - the statistics options `vsockbatch compare` and
- * `vsockbatch summarize` share: --level, --noise, --seed, --iters.
+ * `vsockbatch-lab summarize` share: --level, --noise, --seed, --iters.
  * Same meaning, same limits and same messages in both commands.
  */
 #ifndef VSOCKBATCH_STATS_OPTS_H

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * summarize.c - `vsockbatch summarize DIR`: the statistics of one AB/BA
+ * summarize.c - `vsockbatch-lab summarize DIR`: the statistics of one AB/BA
  * experiment set written by scripts/experiment.sh.
  *
  * Input (DIR is the results set):
@@ -34,14 +34,14 @@
 
 #include <jansson.h>
 
-#include "commands.h"
+#include "lab.h"
 #include "hist.h"
-#include "results.h"
+#include "../vsockbatch/results.h"
 #include "stats.h"
 #include "stats_opts.h"
 #include "summarize.h"
 
-#define SUM_NAME	"vsockbatch summarize"
+#define SUM_NAME	"vsockbatch-lab summarize"
 #define SUM_MAX_STATES	8
 #define SUM_MAX_PAYLOADS 32
 #define SUM_MAX_CPUS	16
@@ -98,7 +98,7 @@ struct set {
 static void usage(FILE *f)
 {
 	fprintf(f,
-"Usage: vsockbatch summarize [options] DIR\n"
+"Usage: vsockbatch-lab summarize [options] DIR\n"
 "Statistics of an AB/BA experiment set written by scripts/experiment.sh.\n"
 "\n"
 "Reads DIR/manifest.json, each run's samples.jsonl and traced/*.json;\n"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * corecheck.c - `vsockbatch corecheck`: resolve the tracer's CO-RE field
+ * corecheck.c - `vsockbatch-lab corecheck`: resolve the tracer's CO-RE field
  * relocations against a BTF by name, as libbpf would at load time, but
  * without a kernel load.  This is how the object is checked against the
  * build host's 6.18 kernel, which refuses to load fentry/fexit programs
@@ -22,7 +22,7 @@
 #include <gelf.h>
 #include <libelf.h>
 
-#include "commands.h"
+#include "lab.h"
 #include "corecheck.h"
 #include "vsockbatch.skel.h"
 
@@ -452,8 +452,8 @@ void vb_cc_result_free(struct vb_cc_result *res)
 static void usage(FILE *f)
 {
 	fprintf(f,
-"Usage: vsockbatch corecheck [--btf VMLINUX] [--module-btf FILE]... [-v]\n"
-"       vsockbatch corecheck --load-tp-btf\n"
+"Usage: vsockbatch-lab corecheck [--btf VMLINUX] [--module-btf FILE]... [-v]\n"
+"       vsockbatch-lab corecheck --load-tp-btf\n"
 "\n"
 "Resolve every CO-RE field relocation of the tracer by name against a\n"
 "kernel's BTF, without loading anything: which programs would relocate\n"
@@ -479,7 +479,7 @@ static int load_tp_btf(void)
 
 	skel = vsockbatch_bpf__open();
 	if (!skel) {
-		fprintf(stderr, "vsockbatch corecheck: cannot open the object: %s\n",
+		fprintf(stderr, "vsockbatch-lab corecheck: cannot open the object: %s\n",
 			strerror(errno));
 		return VB_EXIT_FAIL;
 	}
@@ -523,7 +523,7 @@ int cmd_corecheck(int argc, char **argv)
 			break;
 		case 'm':
 			if (nmods == VB_CC_MAX_TARGETS - 1) {
-				fprintf(stderr, "vsockbatch corecheck: too many --module-btf\n");
+				fprintf(stderr, "vsockbatch-lab corecheck: too many --module-btf\n");
 				return VB_EXIT_USAGE;
 			}
 			mods[nmods++] = optarg;
@@ -538,13 +538,13 @@ int cmd_corecheck(int argc, char **argv)
 			usage(stdout);
 			return VB_EXIT_OK;
 		default:
-			fprintf(stderr, "vsockbatch corecheck: unknown option or missing argument '%s' (try --help)\n",
+			fprintf(stderr, "vsockbatch-lab corecheck: unknown option or missing argument '%s' (try --help)\n",
 				argv[optind - 1]);
 			return VB_EXIT_USAGE;
 		}
 	}
 	if (optind != argc || (nmods && !vmlinux) || (load && (vmlinux || nmods))) {
-		fprintf(stderr, "vsockbatch corecheck: bad usage (--module-btf needs --btf; --load-tp-btf is for the running kernel)\n");
+		fprintf(stderr, "vsockbatch-lab corecheck: bad usage (--module-btf needs --btf; --load-tp-btf is for the running kernel)\n");
 		return VB_EXIT_USAGE;
 	}
 	libbpf_set_strict_mode(LIBBPF_STRICT_ALL);
@@ -557,7 +557,7 @@ int cmd_corecheck(int argc, char **argv)
 		names[0] = "vmlinux";
 	}
 	if (libbpf_get_error(targets[0])) {
-		fprintf(stderr, "vsockbatch corecheck: cannot read BTF %s\n",
+		fprintf(stderr, "vsockbatch-lab corecheck: cannot read BTF %s\n",
 			vmlinux ? vmlinux : "/sys/kernel/btf/vmlinux");
 		return VB_EXIT_USAGE;
 	}
@@ -565,7 +565,7 @@ int cmd_corecheck(int argc, char **argv)
 	for (i = 0; i < nmods; i++) {
 		targets[ntargets] = btf__parse_split(mods[i], targets[0]);
 		if (libbpf_get_error(targets[ntargets])) {
-			fprintf(stderr, "vsockbatch corecheck: cannot read module BTF %s\n",
+			fprintf(stderr, "vsockbatch-lab corecheck: cannot read module BTF %s\n",
 				mods[i]);
 			targets[ntargets] = NULL;
 			goto out;
@@ -596,7 +596,7 @@ int cmd_corecheck(int argc, char **argv)
 	elf = vsockbatch_bpf__elf_bytes(&elf_sz);
 	if (vb_corecheck(elf, elf_sz, targets, names, ntargets, &res, err,
 			 sizeof(err))) {
-		fprintf(stderr, "vsockbatch corecheck: %s\n", err);
+		fprintf(stderr, "vsockbatch-lab corecheck: %s\n", err);
 		ret = VB_EXIT_FAIL;
 		goto out;
 	}

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * summarize_core.c - pairing, plan checks and cell formatting for
- * `vsockbatch summarize` (see summarize.h).  Pure: no I/O.
+ * `vsockbatch-lab summarize` (see summarize.h).  Pure: no I/O.
  */
 #include <errno.h>
 #include <math.h>

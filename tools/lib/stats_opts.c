@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * stats_opts.c - parse the statistics options of compare and summarize.
+ * stats_opts.c - parse the statistics options of `vsockbatch compare` and
+ * `vsockbatch-lab summarize`.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "commands.h"
+#include "exit_status.h"
 #include "stats_opts.h"
 
 int stats_opts_parse(struct stats_opts *o, const char *prog,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * summarize.h - the pure half of `vsockbatch summarize`: the samples of
+ * summarize.h - the pure half of `vsockbatch-lab summarize`: the samples of
  * an AB/BA experiment (scripts/experiment.sh), pairing by round, order
  * bookkeeping and the formatting of CI cells.  No I/O here, so the unit
  * tests can feed hand-made sample sets.
