@@ -71,7 +71,27 @@ struct vb_hist {
 	X(KB_R_RXQ,	"kb_end_rxq",	"runs ended: rx queue budget")		\
 	X(KB_R_OP,	"kb_end_op",	"runs ended: non-RW packet")		\
 	X(KB_R_OTHER,	"kb_end_other",	"runs ended: unknown reason code")	\
-	X(MAP_FULL,	"map_full",	"events lost because a map was full")
+	X(MAP_FULL,	"map_full",	"events lost because a map was full") \
+	VB_COUNTERS_ADVISE(X)
+
+/*
+ * Counters for `vsockbatch advise` (issue 13), newer than the first
+ * results files: a file without them loads with zeros, and the hooks
+ * list or RXQ_WINDOWS == 0 tells the rules they were not measured.
+ */
+#define VB_COUNTERS_ADVISE(X)						\
+	X(RECV_CALLS,	"recv_calls",	"user recv() calls on AF_VSOCK (returned >= 0)") \
+	X(RECV_BYTES,	"recv_bytes",	"bytes those recv() calls returned")	\
+	X(CREDIT_RX,	"credit_rx",	"CREDIT_UPDATE packets received")	\
+	X(RST_RX,	"rst_rx",	"RST packets received")			\
+	X(ENOBUFS,	"enobufs_resets", "sockets reset with ENOBUFS (RX queue over budget)") \
+	X(RXQ_WINDOWS,	"rxq_windows",	"worker windows whose RX queue state was read") \
+	X(RXQ_AT_BUDGET, "rxq_at_budget", "windows closed with the skb queue at its budget") \
+	X(CREDIT_STALLS, "credit_stalls", "windows that left the peer < 4 KiB of credit") \
+	X(CREDIT_WAIT_NS, "credit_wait_ns", "credit stall -> that socket's next packet, summed")
+
+/* The first counter a results file may lack (see VB_COUNTERS_ADVISE). */
+#define VB_C_FIRST_OPTIONAL	VB_C_RECV_CALLS
 
 #define VB_HISTS(X)							\
 	X(HOLD_NS,	"hold_ns",	"ns",		"lock hold time per batch") \
@@ -83,7 +103,12 @@ struct vb_hist {
 	X(DR_LAT_NS,	"dr_lat_ns",	"ns",		"last enqueue -> data-ready") \
 	X(USER_WAIT_NS,	"user_wait_ns",	"ns",		"user wait behind the worker") \
 	X(KB_PKTS,	"kb_pkts",	"pkts",		"rx_batch: packets per run") \
-	X(KB_HOLD_NS,	"kb_hold_ns",	"ns",		"rx_batch: hold time per run")
+	X(KB_HOLD_NS,	"kb_hold_ns",	"ns",		"rx_batch: hold time per run") \
+	X(RECV_SIZE,	"recv_size",	"bytes",	"bytes returned per recv()") \
+	X(RXQ_FILL,	"rxq_fill",	"%",		"RX queue bytes / buf_alloc at window close")
+
+/* The first histogram a results file may lack. */
+#define VB_H_FIRST_OPTIONAL	VB_H_RECV_SIZE
 
 enum vb_counter {
 #define VB_X(id, name, desc) VB_C_##id,

@@ -15,6 +15,7 @@ int cmd_report(int argc, char **argv);	/* report.c */
 int cmd_compare(int argc, char **argv);	/* compare.c */
 int cmd_top(int argc, char **argv);	/* top.c */
 int cmd_probe(int argc, char **argv);	/* probe_cmd.c: hook availability */
+int cmd_advise(int argc, char **argv);	/* advise.c: what limits a transfer */
 
 #include "exit_status.h"	/* VB_EXIT_*, shared with the lab */
 

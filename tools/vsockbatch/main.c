@@ -19,6 +19,7 @@ static const struct command commands[] = {
 	{ "record", cmd_record, "trace the vsock RX path, write a results file" },
 	{ "report", cmd_report, "print a results file (text or --json)" },
 	{ "compare", cmd_compare, "baseline vs patched results with CIs" },
+	{ "advise", cmd_advise, "what limits a recorded transfer, what to change" },
 	{ "top", cmd_top, "live per-flow view (or --replay FILE)" },
 	{ "probe", cmd_probe, "show which hooks this kernel offers" },
 };

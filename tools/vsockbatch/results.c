@@ -481,6 +481,10 @@ static int load_counters(struct ld *ld, json_t *o, const char *where,
 	int i, err;
 
 	for (i = 0; i < VB_C_NR; i++) {
+		/* newer counters: absent in older files, read as 0 */
+		if (i >= VB_C_FIRST_OPTIONAL &&
+		    !json_object_get(o, vb_counter_names[i]))
+			continue;
 		err = get_u64(ld, o, where, vb_counter_names[i], &a->cnt[i]);
 		if (err)
 			return err;
@@ -497,6 +501,9 @@ static int load_hists(struct ld *ld, json_t *o, const char *where,
 	int i, err;
 
 	for (i = 0; i < VB_H_NR; i++) {
+		if (i >= VB_H_FIRST_OPTIONAL &&
+		    !json_object_get(o, vb_hist_names[i]))
+			continue;
 		err = get(ld, o, where, vb_hist_names[i], JSON_OBJECT, &h);
 		if (err)
 			return err;
