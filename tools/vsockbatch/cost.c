@@ -195,44 +195,109 @@ int vb_cost_start(struct vb_costctr *c)
 	return 0;
 }
 
-int vb_cost_read(struct vb_costctr *c, uint64_t *vals)
+/* Counter values (scaled like perf stat) and, for cpu-clock, the ticks. */
+static int read_raw(struct vb_costctr *c, double *raw, uint64_t *busy,
+		    uint64_t *total)
 {
-	uint64_t rf[3], *busy = NULL, *total = NULL;
-	double v;
+	uint64_t rf[3];
 	size_t i;
-	int err = 0;
 
 	if (!c->open)
 		return -ENODEV;
-	if (c->unit == VB_COST_CPU_CLOCK_NS) {
-		busy = calloc(c->n, sizeof(*busy));
-		total = calloc(c->n, sizeof(*total));
-		if (!busy || !total || stat_snapshot(c, busy, total)) {
-			err = -EIO;
-			goto out;
-		}
-	}
+	if (c->unit == VB_COST_CPU_CLOCK_NS && stat_snapshot(c, busy, total))
+		return -EIO;
 	for (i = 0; i < c->n; i++) {
-		if (read(c->fds[i], rf, sizeof(rf)) != sizeof(rf)) {
-			err = -EIO;
-			goto out;
-		}
+		if (read(c->fds[i], rf, sizeof(rf)) != sizeof(rf))
+			return -EIO;
 		/* multiplexed: scale by enabled/running like perf stat */
-		v = (double)rf[0];
+		raw[i] = (double)rf[0];
 		if (rf[2] && rf[2] < rf[1])
-			v = v * (double)rf[1] / (double)rf[2];
-		if (busy) {
-			uint64_t db = busy[i] - c->busy0[i];
-			uint64_t dt = total[i] - c->total0[i];
-
-			v = dt ? v * (double)db / (double)dt : 0;
-		}
-		vals[i] = (uint64_t)v;
+			raw[i] = raw[i] * (double)rf[1] / (double)rf[2];
 	}
-out:
+	return 0;
+}
+
+uint64_t vb_cost_interval(enum vb_cost_unit unit, double draw, uint64_t db,
+			  uint64_t dt)
+{
+	if (draw < 0)
+		draw = 0;
+	if (unit != VB_COST_CPU_CLOCK_NS)
+		return (uint64_t)draw;
+	return dt ? (uint64_t)(draw * (double)db / (double)dt) : 0;
+}
+
+int vb_cost_read(struct vb_costctr *c, uint64_t *vals)
+{
+	uint64_t *busy = NULL, *total = NULL;
+	double *raw = NULL;
+	size_t i;
+	int err;
+
+	if (!c->open)
+		return -ENODEV;
+	raw = calloc(c->n ? c->n : 1, sizeof(*raw));
+	busy = calloc(c->n ? c->n : 1, sizeof(*busy));
+	total = calloc(c->n ? c->n : 1, sizeof(*total));
+	err = raw && busy && total ? read_raw(c, raw, busy, total) : -ENOMEM;
+	for (i = 0; !err && i < c->n; i++)
+		vals[i] = vb_cost_interval(c->unit, raw[i], busy[i] - c->busy0[i],
+				    total[i] - c->total0[i]);
+	free(raw);
 	free(busy);
 	free(total);
 	return err;
+}
+
+int vb_cost_mark_init(const struct vb_costctr *c, struct vb_cost_mark *m)
+{
+	size_t n = c->n ? c->n : 1;
+
+	m->raw = calloc(n, sizeof(*m->raw));	/* counters start at 0 */
+	m->busy = calloc(n, sizeof(*m->busy));
+	m->total = calloc(n, sizeof(*m->total));
+	if (!m->raw || !m->busy || !m->total) {
+		vb_cost_mark_free(m);
+		return -ENOMEM;
+	}
+	if (c->busy0)
+		memcpy(m->busy, c->busy0, c->n * sizeof(*m->busy));
+	if (c->total0)
+		memcpy(m->total, c->total0, c->n * sizeof(*m->total));
+	return 0;
+}
+
+int vb_cost_read_interval(struct vb_costctr *c, struct vb_cost_mark *m,
+			  uint64_t *vals)
+{
+	struct vb_cost_mark now;
+	size_t i;
+	int err;
+
+	if (!c->open)
+		return -ENODEV;
+	if (vb_cost_mark_init(c, &now))
+		return -ENOMEM;
+	err = read_raw(c, now.raw, now.busy, now.total);
+	for (i = 0; !err && i < c->n; i++)
+		vals[i] = vb_cost_interval(c->unit, now.raw[i] - m->raw[i],
+				    now.busy[i] - m->busy[i],
+				    now.total[i] - m->total[i]);
+	if (!err) {
+		vb_cost_mark_free(m);
+		*m = now;
+	} else {
+		vb_cost_mark_free(&now);
+	}
+	return err;
+}
+
+void vb_cost_mark_free(struct vb_cost_mark *m)
+{
+	free(m->raw);
+	free(m->busy);
+	free(m->total);
+	memset(m, 0, sizeof(*m));
 }
 
 int vb_cost_fill(struct vb_costctr *c, struct vb_results *r)

@@ -38,6 +38,33 @@ int vb_cost_open(struct vb_costctr *c, const uint32_t *cpus, size_t n);
 int vb_cost_start(struct vb_costctr *c);
 /* Cumulative value per CPU since start (vals[n]), in c->unit. */
 int vb_cost_read(struct vb_costctr *c, uint64_t *vals);
+
+/*
+ * Costs of successive intervals (top, record -i).  The difference of two
+ * cumulative cpu-clock reads is no interval cost: each is the counter
+ * times the busy share *since start*, and an idle interval lowers that
+ * share, so the second can be the smaller (an unsigned wrap).  A mark
+ * holds the raw counters and /proc/stat ticks of the last read; the
+ * interval's cost is its own counter delta times its own busy share.
+ */
+struct vb_cost_mark {
+	double *raw;		/* counter values (multiplex-scaled) */
+	uint64_t *busy, *total;	/* /proc/stat ticks (cpu-clock only) */
+};
+
+/* A mark at vb_cost_start() time.  0 or -ENOMEM. */
+int vb_cost_mark_init(const struct vb_costctr *c, struct vb_cost_mark *m);
+/* vals[n] = cost of each CPU since the mark, then the mark moves to now. */
+int vb_cost_read_interval(struct vb_costctr *c, struct vb_cost_mark *m,
+			  uint64_t *vals);
+void vb_cost_mark_free(struct vb_cost_mark *m);
+/*
+ * One CPU's cost from its counter delta draw and, for cpu-clock, its busy
+ * and total tick deltas db/dt: draw * db / dt (0 without ticks), never
+ * below 0.  Cycles: draw.
+ */
+uint64_t vb_cost_interval(enum vb_cost_unit unit, double draw, uint64_t db,
+			  uint64_t dt);
 void vb_cost_close(struct vb_costctr *c);
 /* Fill r->cost and r->cpus[].cost from a final read. */
 int vb_cost_fill(struct vb_costctr *c, struct vb_results *r);
