@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -233,13 +234,19 @@ static void test_top_replay_text(void **state)
 	(void)state;
 	assert_int_equal(run(cmd_top, &out, &err, 4, "top", "-b", "--replay", path), 0);
 	assert_string_equal(err, "");
-	expect_in(out, "vsockbatch top - replay 2.0s | kernel 6.12.117 batched | sort pkts/s");
+	/* the recording's start (TZ=UTC, set in main) heads the frame */
+	expect_in(out, "vsockbatch top - replay: 2.0 s recorded 2023-11-14 22:13:20 - sort pkts/s\n");
+	expect_in(out, "kernel 6.12.117 (batched) - ");
 	/* 1000 pkts / 2 s, 64000 B / 2 s, 250 batches / 2 s */
-	expect_in(out, "total: 500 pkts/s  0.032 MB/s  125 batches/s  4.00 pkts/batch  hold p50 3.1us p99 4.1us\n");
-	expect_in(out, "data-ready/batch 1.00  deferred 100%  lookups/pkt 0.25 | cpu (2): 1.60M cycles/s, 50.0 cycles/B\n");
-	expect_in(out, "SRC           DST             PKTS/s     MB/s  BATCH/s  PKT/B  HOLDp50  HOLDp99  DR/B %DEF\n");
-	expect_in(out, "1:1025        1:1234             500    0.032      125   4.00    3.1us    4.1us  1.00  100\n");
-	expect_in(out, "2:5000        3:80                 2    0.000        0      -        -        -     -    -\n");
+	expect_in(out, "total 500 pkts/s  0.032 MB/s  125 batches/s  4.00 pkts/batch\n");
+	expect_in(out, "per batch: lock hold p50 3.1us p99 4.1us, data-ready 1.00 (100% deferred)\n");
+	expect_in(out, "lookups/pkt 0.25 | cpu 2 CPUs: 1.60M cycles/s, 50.0 cycles/B\n");
+	expect_in(out, "SRC    DST     PKTS/s   MB/s BATCH/s  PKT/B HOLDp50 HOLDp99  DR/B %DEF\n");
+	expect_in(out, "1:1025 1:1234     500  0.032     125   4.00   3.1us   4.1us  1.00  100\n");
+	expect_in(out, "2:5000 3:80         2  0.000       0      -       -       -     -    -\n");
+	/* batch frames carry no key help */
+	assert_null(strstr(out, "keys"));
+	assert_null(strstr(out, "help"));
 	assert_true(strstr(out, "1:1025") < strstr(out, "2:5000"));
 	free(out);
 	free(err);
@@ -297,6 +304,24 @@ static void test_top_replay_json_and_errors(void **state)
 	assert_int_equal(run(cmd_top, &out, &err, 4, "top", "-b", "--replay", "/nonexistent"), 1);
 	free(out);
 	free(err);
+	/* a replay is one frame of the whole file: -i, -C, -n are refused */
+	assert_int_equal(run(cmd_top, &out, &err, 6, "top", "-b", "-i", "2", "--replay", path), 2);
+	expect_in(err, "-i does not apply to --replay");
+	free(out);
+	free(err);
+	assert_int_equal(run(cmd_top, &out, &err, 6, "top", "-b", "-C", "0", "--replay", path), 2);
+	expect_in(err, "-C does not apply to --replay");
+	free(out);
+	free(err);
+	assert_int_equal(run(cmd_top, &out, &err, 6, "top", "-b", "-n", "3", "--replay", path), 2);
+	expect_in(err, "-n does not apply to --replay");
+	free(out);
+	free(err);
+	/* -r, as the usage line says, and -R both reverse */
+	assert_int_equal(run(cmd_top, &out, &err, 5, "top", "-b", "-r", "--replay", path), 0);
+	assert_true(strstr(out, "2:5000") < strstr(out, "1:1025"));
+	free(out);
+	free(err);
 	free(path);
 }
 
@@ -329,6 +354,9 @@ static void test_top_frame_build(void **state)
 
 int main(void)
 {
+	/* frames show local time: make it the same wherever this runs */
+	setenv("TZ", "UTC", 1);
+	tzset();
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_report_text_batched),
 		cmocka_unit_test(test_report_text_cycles),

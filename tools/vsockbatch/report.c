@@ -40,6 +40,19 @@ void vb_fmt_flow(char *buf, size_t len, const struct vb_flow_key *k, bool src)
 		snprintf(buf, len, "%u:%u", k->dst_cid, k->dst_port);
 }
 
+int vb_flow_key_cmp(const struct vb_flow_key *a, const struct vb_flow_key *b)
+{
+	const uint32_t x[4] = { a->src_cid, a->src_port, a->dst_cid, a->dst_port };
+	const uint32_t y[4] = { b->src_cid, b->src_port, b->dst_cid, b->dst_port };
+	int i;
+
+	/* numerically, not memcmp: little-endian bytes order 256 before 1 */
+	for (i = 0; i < 4; i++)
+		if (x[i] != y[i])
+			return x[i] < y[i] ? -1 : 1;
+	return 0;
+}
+
 static void fmt_num(char *buf, size_t len, double v, const char *f)
 {
 	if (isnan(v) || isinf(v))
@@ -66,7 +79,7 @@ static int cmp_flow_bytes(const void *a, const void *b)
 
 	if (bx != by)
 		return bx < by ? 1 : -1;
-	return memcmp(&x->key, &y->key, sizeof(x->key));
+	return vb_flow_key_cmp(&x->key, &y->key);
 }
 
 static void print_flows(FILE *f, const struct vb_results *r)

@@ -16,6 +16,8 @@ char *vb_report_json(const struct vb_results *r, const char *name);
 void vb_fmt_ns(char *buf, size_t len, double ns);
 /* "cid:port" of the flow's source (src) or destination. */
 void vb_fmt_flow(char *buf, size_t len, const struct vb_flow_key *k, bool src);
+/* Flow keys in numeric order: src cid, src port, dst cid, dst port. */
+int vb_flow_key_cmp(const struct vb_flow_key *a, const struct vb_flow_key *b);
 /* "cycles/byte" or "ns/byte (cpu-clock, no PMU)". */
 const char *vb_cost_per_byte_label(enum vb_cost_unit unit);
 

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -37,6 +38,7 @@ static void on_signal(int sig)
 
 struct top_opts {
 	double interval;
+	bool interval_set;	/* -i given (refused with --replay) */
 	long count;		/* frames in -b/--json mode, 0 = forever */
 	bool batch, json, verbose;
 	const char *replay;
@@ -51,7 +53,7 @@ struct live {
 	struct vb_tracer tracer;
 	struct vb_costctr cost;
 	struct vb_results prev, cur, delta;
-	uint64_t prev_cost;
+	struct vb_cost_mark mark;	/* cost counters at the last frame */
 	uint64_t prev_ns;
 	bool have_prev;
 };
@@ -64,32 +66,45 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+static uint64_t unix_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
 "Usage: vsockbatch top [-i SECONDS] [-s KEY] [-r] [-C CPUS] [-b|--json [-n COUNT]]\n"
-"       vsockbatch top --replay FILE [-b|--json] [-s KEY]\n"
+"       vsockbatch top --replay FILE [-s KEY] [-r] [-b|--json]\n"
 "       vsockbatch-top ...\n"
 "\n"
 "Live view of virtio-vsock RX batching, one row per flow (src -> dst):\n"
 "packets/s, MB/s, batches/s, packets per batch, lock hold p50/p99,\n"
 "data-ready calls per batch and the share deferred past the unlock;\n"
 "header with totals, kernel mode and CPU cost (cycles, or cpu-clock ns\n"
-"when there is no PMU).\n"
+"when there is no PMU).  MB = 10^6 bytes.\n"
 "\n"
 "  -i, --interval SECONDS  refresh period (default 1)\n"
 "  -s, --sort KEY          pkts | mb | batches | len | hold | deferred\n"
-"  -R, --reverse           ascending order\n"
+"  -r, -R, --reverse       ascending order\n"
 "  -C, --cpus CPUS         CPUs whose cost is counted (default: online)\n"
-"  -b, --batch             plain text frames instead of the full screen\n"
+"  -b, --batch             plain text frames, each headed by its time\n"
 "  -j, --json              one JSON object per frame (JSON Lines)\n"
 "  -n, --count N           stop after N frames (-b/--json)\n"
-"      --replay FILE       show a recorded results file (no root needed)\n"
+"      --replay FILE       the whole recording as one frame (no root\n"
+"                          needed); -i, -C and -n do not apply to it\n"
 "  -v, --verbose           libbpf warnings (before the screen starts)\n"
 "  -h, --help              this help\n"
 "\n"
-"Keys: p m b l h d choose the sort column, r reverses it, space pauses,\n"
-"q (or Ctrl-C) quits.  Live mode needs root.\n");
+"Keys: p m b l t d sort by PKTS/s MB/s BATCH/s PKT/B HOLDp99 %%DEF (< >\n"
+"move the sort column), r reverses, arrows j k PgUp PgDn Home End scroll,\n"
+"space pauses, h or ? help, q (or Ctrl-C) quits.  Live mode needs root.\n"
+"At 80 columns or less some flow columns are left out, in this order:\n"
+"BATCH/s, HOLDp50, MB/s, PKTS/s, HOLDp99, PKT/B (never the sort column,\n"
+"SRC, DST, DR/B or %%DEF).\n");
 }
 
 static int parse_sort(const char *s, enum vb_top_sort *k)
@@ -130,7 +145,7 @@ static int parse_args(int argc, char **argv, struct top_opts *o)
 	o->interval = 1.0;
 	optind = 1;
 	opterr = 0;	/* one line of our own instead of getopt's */
-	while ((opt = getopt_long(argc, argv, "i:s:RC:bjn:vh", longopts,
+	while ((opt = getopt_long(argc, argv, "i:s:rRC:bjn:vh", longopts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'i':
@@ -142,6 +157,7 @@ static int parse_args(int argc, char **argv, struct top_opts *o)
 					optarg);
 				return VB_EXIT_USAGE;
 			}
+			o->interval_set = true;
 			break;
 		case 's':
 			if (parse_sort(optarg, &o->sort)) {
@@ -150,6 +166,7 @@ static int parse_args(int argc, char **argv, struct top_opts *o)
 				return VB_EXIT_USAGE;
 			}
 			break;
+		case 'r':
 		case 'R':
 			o->reverse = true;
 			break;
@@ -202,6 +219,12 @@ static int parse_args(int argc, char **argv, struct top_opts *o)
 	}
 	if (o->count && !o->batch && !o->json) {
 		fprintf(stderr, "vsockbatch top: -n needs -b or --json\n");
+		return VB_EXIT_USAGE;
+	}
+	/* a replay is one frame of the whole recording, its cost as recorded */
+	if (o->replay && (o->interval_set || o->ncpus || o->count)) {
+		fprintf(stderr, "vsockbatch top: %s does not apply to --replay (one frame of the whole recording, CPU cost as recorded)\n",
+			o->interval_set ? "-i" : o->ncpus ? "-C" : "-n");
 		return VB_EXIT_USAGE;
 	}
 	return 0;
@@ -292,6 +315,10 @@ static int live_start(struct live *l, struct top_opts *o)
 	l->cur.cost.unit = l->cost.unit;
 	l->cur.cost.ncpus = l->cost.n;
 	vb_cost_start(&l->cost);
+	if (vb_cost_mark_init(&l->cost, &l->mark)) {
+		fprintf(stderr, "vsockbatch top: out of memory\n");
+		return VB_EXIT_FAIL;
+	}
 	vb_tracer_enable(&l->tracer, true);
 	l->prev_ns = mono_ns();
 	return 0;
@@ -310,8 +337,10 @@ static int live_frame(struct live *l, struct vb_top_frame *f)
 	if (e)
 		return e;
 	if (l->cost.open) {
+		/* this interval's own cost: never a difference of cumulative
+		 * cpu-clock reads, which an idle interval can make negative */
 		vals = calloc(l->cost.n, sizeof(*vals));
-		if (vals && !vb_cost_read(&l->cost, vals)) {
+		if (vals && !vb_cost_read_interval(&l->cost, &l->mark, vals)) {
 			for (i = 0; i < l->cost.n; i++)
 				cost += vals[i];
 			cost_ok = true;
@@ -323,11 +352,11 @@ static int live_frame(struct live *l, struct vb_top_frame *f)
 	if (e)
 		return e;
 	e = vb_top_frame_build(f, &l->delta, (double)(now - l->prev_ns) / 1e9,
-			       cost - l->prev_cost, cost_ok);
+			       cost, cost_ok);
 	if (e)
 		return e;
 	snprintf(f->source, sizeof(f->source), "live");
-	l->prev_cost = cost;
+	f->stamp_unix_ns = unix_ns();
 	l->prev_ns = now;
 	move_snapshot(&l->prev, &l->cur);
 	return 0;
@@ -337,6 +366,7 @@ static void live_stop(struct live *l)
 {
 	vb_tracer_stop(&l->tracer);
 	vb_cost_close(&l->cost);
+	vb_cost_mark_free(&l->mark);
 	vb_results_free(&l->prev);
 	vb_results_free(&l->cur);
 	vb_results_free(&l->delta);
@@ -344,8 +374,17 @@ static void live_stop(struct live *l)
 
 /* ---- screen --------------------------------------------------------- */
 
-static void draw_line(void *ctx, int idx, const char *text, int attr)
+struct view {
+	bool paused, help;
+	int first_row;		/* scroll position in the flow rows */
+	int rows;		/* flow lines on the screen at the last draw */
+};
+
+static void draw_line(void *ctx, int idx, const char *text, int attr,
+		      int hl_at, int hl_len)
 {
+	int len = (int)strlen(text), x;
+
 	(void)ctx;
 	if (idx >= LINES)
 		return;
@@ -353,32 +392,109 @@ static void draw_line(void *ctx, int idx, const char *text, int attr)
 		attron(A_BOLD);
 	else if (attr == 2)
 		attron(A_REVERSE);
+	else if (attr == 3)
+		attron(A_DIM);
 	mvaddnstr(idx, 0, text, COLS);
-	if (attr == 2)	/* title bar across the whole width */
-		for (int x = (int)strlen(text); x < COLS; x++)
+	if (attr == 2) {
+		/* title bar across the whole width, the sort column lit */
+		for (x = len; x < COLS; x++)
 			mvaddch(idx, x, ' ');
-	attroff(A_BOLD | A_REVERSE);
+		if (hl_at >= 0 && hl_at < COLS && hl_at < len) {
+			attroff(A_REVERSE);
+			attron(A_BOLD | A_UNDERLINE);
+			mvaddnstr(idx, hl_at, text + hl_at,
+				  hl_len < COLS - hl_at ? hl_len : COLS - hl_at);
+		}
+	}
+	attroff(A_BOLD | A_REVERSE | A_DIM | A_UNDERLINE);
 }
 
-static void draw(const struct vb_top_frame *f, bool paused, const char *msg)
+static const char *const help_lines[] = {
+	"vsockbatch top - keys",
+	"",
+	"  p  sort by PKTS/s        m  sort by MB/s (MB = 10^6 bytes)",
+	"  b  sort by BATCH/s       l  sort by PKT/B (packets per batch)",
+	"  t  sort by HOLDp99       d  sort by %DEF (data-ready deferred)",
+	"  <  >  sort by the column to the left / right",
+	"  r  reverse the order     space  pause / resume",
+	"  arrows, j k, PgUp PgDn, Home End  scroll the flows",
+	"  h ?  this help           q  Ctrl-C  quit",
+	"",
+	"Columns: SRC/DST cid:port, PKTS/s, MB/s, BATCH/s lock windows a second,",
+	"PKT/B packets per window, HOLDp50/p99 lock hold per window, DR/B",
+	"data-ready calls per window, %DEF share of them after the unlock.",
+	"At 80 columns or less, left out first: BATCH/s, HOLDp50, MB/s, PKTS/s,",
+	"HOLDp99, PKT/B; never the sort column, SRC, DST, DR/B or %DEF.",
+	"",
+	"any key returns",
+};
+
+static void draw(const struct vb_top_frame *f, struct view *v,
+		 const char *msg)
 {
+	size_t i;
 	int n;
 
 	erase();
-	n = vb_top_format(f, COLS, LINES > 6 ? LINES - 6 : 1, draw_line, NULL);
-	if (paused && n < LINES)
-		mvaddnstr(LINES - 1, 0, "PAUSED - space to resume", COLS);
-	else if (msg && n < LINES)
-		mvaddnstr(LINES - 1, 0, msg, COLS);
+	if (v->help) {
+		for (i = 0; i < sizeof(help_lines) / sizeof(help_lines[0]) &&
+			    (int)i < LINES; i++)
+			mvaddnstr((int)i, 0, help_lines[i], COLS);
+		refresh();
+		return;
+	}
+	/* scrolled past the end (End key, fewer flows): the last page */
+	if (v->rows > 0 && v->first_row > (int)f->nrows - v->rows)
+		v->first_row = (int)f->nrows - v->rows;
+	if (v->first_row < 0)
+		v->first_row = 0;
+	/* the last screen line is the status line */
+	n = vb_top_format(f, COLS, v->first_row, LINES > 1 ? LINES - 1 : 1,
+			  &v->rows, draw_line, NULL);
+	if (n < LINES) {
+		if (v->paused)
+			msg = "PAUSED - space to resume";
+		attron(A_BOLD);
+		mvaddnstr(LINES - 1, 0, msg && *msg ? msg : "h help  q quit",
+			  COLS);
+		attroff(A_BOLD);
+	}
 	refresh();
 }
 
-static bool handle_key(int ch, struct top_opts *o, bool *paused)
+/* Sort keys in column order, for < and >. */
+static const enum vb_top_sort sort_order[] = {
+	VB_SORT_PKTS, VB_SORT_MBS, VB_SORT_BATCHES, VB_SORT_BATCH_LEN,
+	VB_SORT_HOLD_P99, VB_SORT_DEFERRED,
+};
+
+static void sort_step(struct top_opts *o, int step)
 {
+	int i, n = (int)(sizeof(sort_order) / sizeof(sort_order[0]));
+
+	for (i = 0; i < n; i++)
+		if (sort_order[i] == o->sort)
+			break;
+	o->sort = sort_order[((i + step) % n + n) % n];
+}
+
+static bool handle_key(int ch, struct top_opts *o, struct view *v)
+{
+	int page = v->rows > 2 ? v->rows - 2 : 1;
+
+	if (v->help) {		/* any key leaves the help screen */
+		v->help = false;
+		return ch != 'q' && ch != 'Q';
+	}
 	switch (ch) {
 	case 'q':
 	case 'Q':
 		return false;
+	case 'h':
+	case '?':
+	case KEY_F(1):
+		v->help = true;
+		break;
 	case 'p':
 		o->sort = VB_SORT_PKTS;
 		break;
@@ -391,18 +507,45 @@ static bool handle_key(int ch, struct top_opts *o, bool *paused)
 	case 'l':
 		o->sort = VB_SORT_BATCH_LEN;
 		break;
-	case 'h':
+	case 't':
 		o->sort = VB_SORT_HOLD_P99;
 		break;
 	case 'd':
 		o->sort = VB_SORT_DEFERRED;
 		break;
+	case '<':
+		sort_step(o, -1);
+		break;
+	case '>':
+		sort_step(o, 1);
+		break;
 	case 'r':
+	case 'R':
 		o->reverse = !o->reverse;
+		break;
+	case KEY_DOWN:
+	case 'j':
+		v->first_row++;
+		break;
+	case KEY_UP:
+	case 'k':
+		v->first_row--;
+		break;
+	case KEY_NPAGE:
+		v->first_row += page;
+		break;
+	case KEY_PPAGE:
+		v->first_row -= page;
+		break;
+	case KEY_HOME:
+		v->first_row = 0;
+		break;
+	case KEY_END:
+		v->first_row = 1 << 30;	/* draw() clamps it */
 		break;
 	case ' ':
 	case 'P':
-		*paused = !*paused;
+		v->paused = !v->paused;
 		break;
 	default:
 		break;
@@ -414,7 +557,7 @@ static int run_screen(struct top_opts *o, struct live *l,
 		      struct vb_top_frame *f)
 {
 	uint64_t next = mono_ns() + (uint64_t)(o->interval * 1e9);
-	bool paused = false;
+	struct view v = { 0 };
 	SCREEN *scr;
 	char msg[160] = "";
 	int ch, ret = VB_EXIT_OK;
@@ -434,18 +577,18 @@ static int run_screen(struct top_opts *o, struct live *l,
 	if (!o->replay)
 		snprintf(msg, sizeof(msg), "collecting... first frame in %.1f s",
 			 o->interval);
-	draw(f, paused, msg);
+	draw(f, &v, msg);
 	while (!exiting) {
 		ch = getch();
 		if (ch == KEY_RESIZE) {
-			draw(f, paused, NULL);
+			draw(f, &v, NULL);
 			continue;
 		}
 		if (ch != ERR) {
-			if (!handle_key(ch, o, &paused))
+			if (!handle_key(ch, o, &v))
 				break;
 			vb_top_frame_sort(f, o->sort, o->reverse);
-			draw(f, paused, NULL);
+			draw(f, &v, NULL);
 			continue;
 		}
 		if (o->replay || mono_ns() < next)
@@ -453,7 +596,7 @@ static int run_screen(struct top_opts *o, struct live *l,
 		next += (uint64_t)(o->interval * 1e9);
 		if (mono_ns() > next)	/* fell behind: do not burst */
 			next = mono_ns() + (uint64_t)(o->interval * 1e9);
-		if (paused)
+		if (v.paused)
 			continue;	/* counts keep accumulating */
 		vb_top_frame_free(f);
 		if (live_frame(l, f)) {
@@ -462,13 +605,24 @@ static int run_screen(struct top_opts *o, struct live *l,
 			break;
 		}
 		vb_top_frame_sort(f, o->sort, o->reverse);
-		draw(f, paused, NULL);
+		draw(f, &v, NULL);
 	}
 	endwin();
 	delscreen(scr);
 	if (ret)
 		fprintf(stderr, "vsockbatch top: %s\n", msg);
 	return ret;
+}
+
+/* -b on a terminal fits its width; into a pipe or file, every column. */
+static int batch_width(void)
+{
+	struct winsize ws;
+
+	if (isatty(STDOUT_FILENO) && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) &&
+	    ws.ws_col > 0)
+		return ws.ws_col;
+	return 0;
 }
 
 static int run_lines(struct top_opts *o, struct live *l,
@@ -494,7 +648,7 @@ static int run_lines(struct top_opts *o, struct live *l,
 		if (o->json)
 			vb_top_print_json(stdout, f);
 		else
-			vb_top_print_text(stdout, f, 0);
+			vb_top_print_text(stdout, f, batch_width());
 		if (ferror(stdout)) {
 			fprintf(stderr, "vsockbatch top: write error on stdout\n");
 			return VB_EXIT_FAIL;
@@ -542,6 +696,7 @@ int cmd_top(int argc, char **argv)
 				       r.cost.total, r.cost.measured);
 		snprintf(frame.source, sizeof(frame.source), "%s", o.replay);
 		frame.replay = true;
+		frame.stamp_unix_ns = r.start_unix_ns;
 		vb_results_free(&r);
 		if (e) {
 			fprintf(stderr, "vsockbatch top: out of memory\n");

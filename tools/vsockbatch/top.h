@@ -34,6 +34,8 @@ struct vb_top_row {
 
 struct vb_top_frame {
 	double interval_s;
+	uint64_t stamp_unix_ns;		/* live: end of the interval; replay:
+					 * start of the recording; 0 unknown */
 	bool replay;
 	char source[160];		/* "live" or the replayed file */
 	enum vb_kernel_mode mode;
@@ -65,14 +67,22 @@ void vb_top_frame_sort(struct vb_top_frame *f, enum vb_top_sort key,
 void vb_top_frame_free(struct vb_top_frame *f);
 
 /*
- * Text lines of a frame, width columns at most, at most max_rows flow
- * rows (0 = all).  line(ctx, idx, text, attr) is called per line;
- * attr 1 = header, 2 = column titles, 0 = plain.
+ * Text lines of a frame, width columns at most (0 = no limit): header
+ * lines of at most 80 columns each, the column titles, the flow rows from
+ * first_row on, max_lines lines in all (0 = no limit); when rows do not
+ * fit, or the view is scrolled, a line says which are shown and how many
+ * more there are (*nshown: rows shown, if nshown).  Flow columns that do
+ * not fit in width are left out in a fixed order (top_frame.c) and a last
+ * line says so.  line(ctx, idx,
+ * text, attr, hl_at, hl_len) is called per line; attr 1 = title,
+ * 2 = column titles (hl_at/hl_len: the sort column, else -1/0),
+ * 3 = a note about what is not shown, 0 = plain.  Returns the lines.
  */
-typedef void (*vb_top_line_fn)(void *ctx, int idx, const char *text, int attr);
-int vb_top_format(const struct vb_top_frame *f, int width, int max_rows,
-		  vb_top_line_fn line, void *ctx);
-/* The same lines to a stream (batch mode), with a blank line after. */
+typedef void (*vb_top_line_fn)(void *ctx, int idx, const char *text, int attr,
+			       int hl_at, int hl_len);
+int vb_top_format(const struct vb_top_frame *f, int width, int first_row,
+		  int max_lines, int *nshown, vb_top_line_fn line, void *ctx);
+/* Every line, all rows, to a stream (batch mode), a blank line after. */
 void vb_top_print_text(FILE *out, const struct vb_top_frame *f, int width);
 /* One JSON object on one line. */
 void vb_top_print_json(FILE *out, const struct vb_top_frame *f);

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <jansson.h>
 
@@ -109,9 +110,8 @@ static int cmp_rows(const void *a, const void *b)
 	int c = (x < y) - (x > y);	/* descending */
 
 	if (!c)		/* stable, deterministic order for equal values */
-		c = memcmp(&((const struct vb_top_row *)a)->key,
-			   &((const struct vb_top_row *)b)->key,
-			   sizeof(struct vb_flow_key));
+		c = vb_flow_key_cmp(&((const struct vb_top_row *)a)->key,
+				    &((const struct vb_top_row *)b)->key);
 	return cur_reverse ? -c : c;
 }
 
@@ -156,111 +156,303 @@ static void fmt_si(char *b, size_t n, double v)
 		snprintf(b, n, "%.0f", v);
 }
 
+/* MB/s (MB = 10^6 bytes) in at most 6 characters. */
+static void fmt_mbs(char *b, size_t n, double v)
+{
+	fmt(b, n, v, v < 100 ? "%.3f" : v < 10000 ? "%.1f" : "%.0f");
+}
+
+/*
+ * The flow table's columns.  At a width too narrow for all of them,
+ * columns go in ascending `keep` order until the row fits: BATCH/s first
+ * (it is PKTS/s divided by PKT/B), then HOLDp50 (p99 stays), MB/s, PKTS/s,
+ * HOLDp99, PKT/B.  SRC, DST, DR/B and %DEF, the columns that show the
+ * series working, are never dropped, nor is the column being sorted by.
+ * What is still too wide after that is cut at the right edge.
+ */
+enum col_id {
+	COL_SRC, COL_DST, COL_PKTS, COL_MBS, COL_BATCHES, COL_LEN,
+	COL_HOLD50, COL_HOLD99, COL_DR, COL_DEF, COL_NR
+};
+
+struct col_def {
+	const char *title;
+	int width;		/* minimum; SRC and DST widen to their data */
+	int keep;		/* drop order: lowest first; 0 = never */
+	int sort;		/* enum vb_top_sort of this column, or -1 */
+};
+
+static const struct col_def cols[COL_NR] = {
+	[COL_SRC]     = { "SRC",     3, 0, -1 },
+	[COL_DST]     = { "DST",     3, 0, -1 },
+	[COL_PKTS]    = { "PKTS/s",  7, 4, VB_SORT_PKTS },
+	[COL_MBS]     = { "MB/s",    6, 3, VB_SORT_MBS },
+	[COL_BATCHES] = { "BATCH/s", 7, 1, VB_SORT_BATCHES },
+	[COL_LEN]     = { "PKT/B",   6, 6, VB_SORT_BATCH_LEN },
+	[COL_HOLD50]  = { "HOLDp50", 7, 2, -1 },
+	[COL_HOLD99]  = { "HOLDp99", 7, 5, VB_SORT_HOLD_P99 },
+	[COL_DR]      = { "DR/B",    5, 0, -1 },
+	[COL_DEF]     = { "%DEF",    4, 0, VB_SORT_DEFERRED },
+};
+
+struct layout {
+	bool shown[COL_NR];
+	int width[COL_NR];
+	int ndropped;
+};
+
+static void cell(char *b, size_t n, const struct vb_top_row *r, enum col_id c)
+{
+	switch (c) {
+	case COL_SRC:
+		vb_fmt_flow(b, n, &r->key, true);
+		break;
+	case COL_DST:
+		vb_fmt_flow(b, n, &r->key, false);
+		break;
+	case COL_PKTS:
+		fmt_si(b, n, r->pkts_s);
+		break;
+	case COL_MBS:
+		fmt_mbs(b, n, r->mb_s);
+		break;
+	case COL_BATCHES:
+		fmt_si(b, n, r->batches_s);
+		break;
+	case COL_LEN:
+		fmt(b, n, r->mean_batch, "%.2f");
+		break;
+	case COL_HOLD50:
+		vb_fmt_ns(b, n, r->hold_p50_ns);
+		break;
+	case COL_HOLD99:
+		vb_fmt_ns(b, n, r->hold_p99_ns);
+		break;
+	case COL_DR:
+		fmt(b, n, r->dr_per_batch, "%.2f");
+		break;
+	default:
+		fmt(b, n, r->pct_deferred, "%.0f");
+		break;
+	}
+}
+
+static int row_width(const struct layout *l)
+{
+	int c, w = 0;
+
+	for (c = 0; c < COL_NR; c++)
+		if (l->shown[c])
+			w += (w ? 1 : 0) + l->width[c];
+	return w;
+}
+
+static void plan_layout(struct layout *l, const struct vb_top_frame *f,
+			int width)
+{
+	char b[48];
+	size_t i;
+	int c, keep, len;
+
+	memset(l, 0, sizeof(*l));
+	for (c = 0; c < COL_NR; c++) {
+		l->shown[c] = true;
+		l->width[c] = cols[c].width;
+		len = (int)strlen(cols[c].title);
+		if (len > l->width[c])
+			l->width[c] = len;
+	}
+	for (i = 0; i < f->nrows; i++)
+		for (c = 0; c < COL_NR; c++) {
+			cell(b, sizeof(b), &f->rows[i], (enum col_id)c);
+			len = (int)strlen(b);
+			if (len > l->width[c])
+				l->width[c] = len;
+		}
+	for (keep = 1; width > 0 && row_width(l) > width && keep <= COL_NR;
+	     keep++)
+		for (c = 0; c < COL_NR; c++)
+			if (cols[c].keep == keep && cols[c].sort != (int)f->sort) {
+				l->shown[c] = false;
+				l->ndropped++;
+			}
+}
+
+/* Row text by the layout; hl_at, hl_len: where the sort column is. */
+static void layout_line(char *buf, size_t n, const struct layout *l,
+			const struct vb_top_row *r, enum vb_top_sort sort,
+			int *hl_at, int *hl_len)
+{
+	char b[48];
+	size_t at = 0;
+	int c, w;
+
+	buf[0] = 0;
+	for (c = 0; c < COL_NR && at < n; c++) {
+		if (!l->shown[c])
+			continue;
+		if (r)
+			cell(b, sizeof(b), r, (enum col_id)c);
+		else
+			snprintf(b, sizeof(b), "%s", cols[c].title);
+		if (at)
+			at += (size_t)snprintf(buf + at, n - at, " ");
+		if (at >= n)
+			break;
+		if (cols[c].sort == (int)sort && hl_at) {
+			*hl_at = (int)at;
+			*hl_len = l->width[c];
+		}
+		w = c <= COL_DST ? -l->width[c] : l->width[c];
+		at += (size_t)snprintf(buf + at, n - at, "%*s", w, b);
+	}
+}
+
 static void emit(vb_top_line_fn line, void *ctx, int *idx, int width,
-		 int attr, const char *text)
+		 int attr, const char *text, int hl_at, int hl_len)
 {
 	char buf[512];
 
 	snprintf(buf, sizeof(buf), "%s", text);
 	if (width > 0 && width < (int)sizeof(buf))
 		buf[width] = 0;
-	line(ctx, (*idx)++, buf, attr);
+	line(ctx, (*idx)++, buf, attr, hl_at, hl_len);
 }
 
-static void row_text(char *buf, size_t n, const struct vb_top_row *r)
+static void stamp_text(char *b, size_t n, uint64_t unix_ns, bool date)
 {
-	char s[32], d[32], p[16], mb[16], b[16], l[16], h5[16], h9[16], dr[16],
-	     df[16];
+	time_t t = (time_t)(unix_ns / 1000000000ULL);
+	struct tm tm;
 
-	vb_fmt_flow(s, sizeof(s), &r->key, true);
-	vb_fmt_flow(d, sizeof(d), &r->key, false);
-	fmt_si(p, sizeof(p), r->pkts_s);
-	fmt(mb, sizeof(mb), r->mb_s, "%.3f");
-	fmt_si(b, sizeof(b), r->batches_s);
-	fmt(l, sizeof(l), r->mean_batch, "%.2f");
-	vb_fmt_ns(h5, sizeof(h5), r->hold_p50_ns);
-	vb_fmt_ns(h9, sizeof(h9), r->hold_p99_ns);
-	fmt(dr, sizeof(dr), r->dr_per_batch, "%.2f");
-	fmt(df, sizeof(df), r->pct_deferred, "%.0f");
-	snprintf(buf, n, "%-13s %-13s %8s %8s %8s %6s %8s %8s %5s %4s",
-		 s, d, p, mb, b, l, h5, h9, dr, df);
+	if (!unix_ns || !localtime_r(&t, &tm) ||
+	    !strftime(b, n, date ? "%Y-%m-%d %H:%M:%S" : "%H:%M:%S", &tm))
+		snprintf(b, n, "-");
 }
 
-int vb_top_format(const struct vb_top_frame *f, int width, int max_rows,
-		  vb_top_line_fn line, void *ctx)
+int vb_top_format(const struct vb_top_frame *f, int width, int first_row,
+		  int max_lines, int *nshown, vb_top_line_fn line, void *ctx)
 {
-	char buf[512], a[32], b[32], c[32], d[32], e[24], g[32], h[48];
+	char buf[512], a[32], b[32], c[32], d[64], e[32], g[32], h[48];
 	const struct vb_top_row *t = &f->total;
-	int idx = 0;
-	size_t i;
+	struct layout lay;
+	int idx = 0, hl_at = -1, hl_len = 0, shown, room, i;
 
-	snprintf(buf, sizeof(buf),
-		 "vsockbatch top - %s %.1fs | kernel %s %s | sort %s%s | "
-		 "keys: p m b l h d sort, r reverse, space pause, q quit",
-		 f->replay ? "replay" : "live", f->interval_s, f->kernel,
-		 vb_mode_name(f->mode), vb_top_sort_names[f->sort],
-		 f->reverse ? " (rev)" : "");
-	emit(line, ctx, &idx, width, 1, buf);
+	/* the header: at most 80 columns each, so nothing is cut at 80 */
+	if (f->replay) {
+		stamp_text(a, sizeof(a), f->stamp_unix_ns, true);
+		snprintf(buf, sizeof(buf),
+			 "vsockbatch top - replay: %.1f s recorded %s - sort %s%s",
+			 f->interval_s, a, vb_top_sort_names[f->sort],
+			 f->reverse ? " (rev)" : "");
+	} else {
+		stamp_text(a, sizeof(a), f->stamp_unix_ns, false);
+		snprintf(buf, sizeof(buf),
+			 "vsockbatch top - %s - live, %.1f s interval - sort %s%s",
+			 a, f->interval_s, vb_top_sort_names[f->sort],
+			 f->reverse ? " (rev)" : "");
+	}
+	emit(line, ctx, &idx, width, 1, buf, -1, 0);
+	snprintf(buf, sizeof(buf), "kernel %s (%s)%s%s", f->kernel,
+		 vb_mode_name(f->mode), f->replay ? " - " : "",
+		 f->replay ? f->source : "");
+	emit(line, ctx, &idx, width, 0, buf, -1, 0);
 
 	fmt_si(a, sizeof(a), t->pkts_s);
-	fmt(b, sizeof(b), t->mb_s, "%.3f");
+	fmt_mbs(b, sizeof(b), t->mb_s);
 	fmt_si(c, sizeof(c), t->batches_s);
 	fmt(d, sizeof(d), t->mean_batch, "%.2f");
-	vb_fmt_ns(e, sizeof(e), t->hold_p50_ns);
-	vb_fmt_ns(g, sizeof(g), t->hold_p99_ns);
 	snprintf(buf, sizeof(buf),
-		 "total: %s pkts/s  %s MB/s  %s batches/s  %s pkts/batch  hold p50 %s p99 %s",
-		 a, b, c, d, e, g);
-	emit(line, ctx, &idx, width, 0, buf);
+		 "total %s pkts/s  %s MB/s  %s batches/s  %s pkts/batch",
+		 a, b, c, d);
+	emit(line, ctx, &idx, width, 0, buf, -1, 0);
 
-	fmt(a, sizeof(a), t->dr_per_batch, "%.2f");
-	fmt(b, sizeof(b), t->pct_deferred, "%.0f%%");
-	fmt(c, sizeof(c), f->lookups_per_pkt, "%.2f");
+	vb_fmt_ns(a, sizeof(a), t->hold_p50_ns);
+	vb_fmt_ns(b, sizeof(b), t->hold_p99_ns);
+	fmt(c, sizeof(c), t->dr_per_batch, "%.2f");
+	fmt(d, sizeof(d), t->pct_deferred, "%.0f%%");
+	snprintf(buf, sizeof(buf),
+		 "per batch: lock hold p50 %s p99 %s, data-ready %s (%s deferred)",
+		 a, b, c, d);
+	emit(line, ctx, &idx, width, 0, buf, -1, 0);
+
 	if (!f->cost_measured) {
 		snprintf(h, sizeof(h), "not measured");
-		snprintf(d, sizeof(d), "-");
+		d[0] = 0;
 	} else if (f->cost_unit == VB_COST_CYCLES) {
 		fmt_si(e, sizeof(e), f->cost_per_s);
 		snprintf(h, sizeof(h), "%s cycles/s", e);
-		fmt(d, sizeof(d), f->cost_per_byte, "%.1f cycles/B");
+		fmt(g, sizeof(g), f->cost_per_byte, "%.1f cycles/B");
+		snprintf(d, sizeof(d), ", %s", g);
 	} else {
 		/* busy ns per second per CPU = utilisation */
 		fmt(h, sizeof(h), f->ncpus ? f->cost_per_s / 1e7 /
 		    (double)f->ncpus : NAN, "%.1f%% busy");
-		fmt(d, sizeof(d), f->cost_per_byte, "%.1f ns/B");
+		fmt(g, sizeof(g), f->cost_per_byte, "%.1f ns/B");
+		snprintf(d, sizeof(d), ", %s (cpu-clock, no PMU)", g);
 	}
-	snprintf(buf, sizeof(buf),
-		 "data-ready/batch %s  deferred %s  lookups/pkt %s | cpu (%zu): %s, %s%s",
-		 a, b, c, f->ncpus, h, d,
-		 f->cost_measured && f->cost_unit == VB_COST_CPU_CLOCK_NS
-			 ? " (cpu-clock, no PMU)" : "");
-	emit(line, ctx, &idx, width, 0, buf);
+	fmt(e, sizeof(e), f->lookups_per_pkt, "%.2f");
+	snprintf(buf, sizeof(buf), "lookups/pkt %s | cpu %zu CPU%s: %s%s", e,
+		 f->ncpus, f->ncpus == 1 ? "" : "s", h, d);
+	emit(line, ctx, &idx, width, 0, buf, -1, 0);
 
-	snprintf(buf, sizeof(buf), "%-13s %-13s %8s %8s %8s %6s %8s %8s %5s %4s",
-		 "SRC", "DST", "PKTS/s", "MB/s", "BATCH/s", "PKT/B", "HOLDp50",
-		 "HOLDp99", "DR/B", "%DEF");
-	emit(line, ctx, &idx, width, 2, buf);
-	for (i = 0; i < f->nrows; i++) {
-		if (max_rows > 0 && (int)i >= max_rows)
-			break;
-		row_text(buf, sizeof(buf), &f->rows[i]);
-		emit(line, ctx, &idx, width, 0, buf);
+	plan_layout(&lay, f, width);
+	layout_line(buf, sizeof(buf), &lay, NULL, f->sort, &hl_at, &hl_len);
+	emit(line, ctx, &idx, width, 2, buf, hl_at, hl_len);
+	if (nshown)
+		*nshown = 0;
+	if (!f->nrows) {
+		emit(line, ctx, &idx, width, 0,
+		     "(no vsock packets in this interval)", -1, 0);
+		return idx;
 	}
-	if (!f->nrows)
-		emit(line, ctx, &idx, width, 0, "(no vsock packets in this interval)");
+	/* lines left for the rows, after the note about left-out columns */
+	room = max_lines > 0 ? max_lines - idx - (lay.ndropped ? 1 : 0) : 0;
+	if (first_row < 0 || (size_t)first_row >= f->nrows)
+		first_row = 0;
+	shown = (int)f->nrows - first_row;
+	if (max_lines > 0 && (shown > room || first_row))
+		shown = room - 1;	/* one line for "N more" */
+	if (shown > (int)f->nrows - first_row)
+		shown = (int)f->nrows - first_row;
+	if (shown < 1)
+		shown = 1;
+	if (nshown)
+		*nshown = shown;
+	for (i = first_row; i < first_row + shown; i++) {
+		layout_line(buf, sizeof(buf), &lay, &f->rows[i], f->sort,
+			    NULL, NULL);
+		emit(line, ctx, &idx, width, 0, buf, -1, 0);
+	}
+	if (first_row || (size_t)(first_row + shown) < f->nrows) {
+		snprintf(buf, sizeof(buf),
+			 "flows %d-%d of %zu: %zu more (arrows, PgUp/PgDn scroll)",
+			 first_row + 1, first_row + shown, f->nrows,
+			 f->nrows - (size_t)shown);
+		emit(line, ctx, &idx, width, 3, buf, -1, 0);
+	}
+	if (lay.ndropped) {
+		/* say what is missing, once per frame, in batch output too */
+		snprintf(buf, sizeof(buf),
+			 "(%d column%s left out at %d columns: wider terminal shows them)",
+			 lay.ndropped, lay.ndropped == 1 ? "" : "s", width);
+		emit(line, ctx, &idx, width, 3, buf, -1, 0);
+	}
 	return idx;
 }
 
-static void print_line(void *ctx, int idx, const char *text, int attr)
+static void print_line(void *ctx, int idx, const char *text, int attr,
+		       int hl_at, int hl_len)
 {
 	(void)idx;
 	(void)attr;
+	(void)hl_at;
+	(void)hl_len;
 	fprintf(ctx, "%s\n", text);
 }
 
 void vb_top_print_text(FILE *out, const struct vb_top_frame *f, int width)
 {
-	vb_top_format(f, width, 0, print_line, out);
+	vb_top_format(f, width, 0, 0, NULL, print_line, out);
 	fprintf(out, "\n");
 	fflush(out);
 }
@@ -298,6 +490,9 @@ void vb_top_print_json(FILE *out, const struct vb_top_frame *f)
 
 	json_object_set_new(root, "source", json_string(f->replay ? "replay" : "live"));
 	json_object_set_new(root, "interval_s", jnum(f->interval_s));
+	/* live: end of the interval; replay: start of the recording */
+	json_object_set_new(root, "time_unix_s", f->stamp_unix_ns ?
+			    json_real((double)f->stamp_unix_ns / 1e9) : json_null());
 	json_object_set_new(root, "kernel", json_string(f->kernel));
 	json_object_set_new(root, "mode", json_string(vb_mode_name(f->mode)));
 	json_object_set_new(root, "total", row_json(&f->total, false));
