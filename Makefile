@@ -64,6 +64,11 @@ BENCH_BINS := $(patsubst tools/bench/%.c,$(OUTPUT)/%,$(BENCH_SRCS))
 PROG_SRCS  := $(wildcard tests/progs/*.c)
 PROG_BINS  := $(patsubst tests/progs/%.c,$(OUTPUT)/%,$(PROG_SRCS))
 
+# The lab's QEMU TCG plugin (host side, a shared object QEMU dlopen()s):
+# per-vCPU guest instruction counts at guest marks.  Kept out of the top of
+# build/ so initramfs.sh does not take it for a guest binary.
+INSNS_PLUGIN := $(OUTPUT)/host/vb-insns.so
+
 UNIT_SRCS  := $(wildcard tests/unit/test_*.c)
 UNIT_BINS  := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
 
@@ -89,7 +94,7 @@ endif
 all: $(BPF_OBJS) $(BPF_SKELS) $(if $(LOADER_SRCS),$(OUTPUT)/vsockbatch \
 	$(OUTPUT)/vsockbatch-top) $(if $(LAB_SRCS),$(OUTPUT)/vsockbatch-lab) \
 	$(BENCH_BINS) $(PROG_BINS) \
-	$(if $(VU_SRCS),$(OUTPUT)/vhost-user-vsock)
+	$(if $(VU_SRCS),$(OUTPUT)/vhost-user-vsock) $(INSNS_PLUGIN)
 
 $(OUTPUT) $(OUTPUT)/bpf $(OUTPUT)/tests:
 	$(Q)mkdir -p $@
@@ -176,6 +181,13 @@ $(VSOCK_FUZZ): tests/fuzz/fuzz_vsock_pkt.c \
 	$(Q)$(CLANG) -g -O1 -std=gnu11 -D_GNU_SOURCE -Itools/vhost-user-vsock \
 		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 		$(filter %.c,$^) -o $@
+
+$(INSNS_PLUGIN): tools/insns-plugin/vb-insns.c tools/insns-plugin/qemu_plugin_api.h \
+		tools/lib/insn_mark.h
+	$(call msg,PLUGIN,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) -Itools/insns-plugin -fPIC -shared -fvisibility=hidden \
+		$< -o $@
 
 deps:
 	$(Q)./scripts/deps.sh

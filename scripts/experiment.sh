@@ -6,6 +6,7 @@
 #   scripts/experiment.sh [--quick] [--mode loopback|h2g] [--pairs N]
 #                         [--payloads LIST] [--label NAME] [--out DIR]
 #                         [--scale N] [--cap SIZE] [--rtt-count N] [--no-trace]
+#                         [--clock wall|icount]
 #   scripts/experiment.sh --resummarize DIR
 #
 # Three kernel states (baseline, p1-3, patched; scripts/kernel-build.sh).
@@ -35,6 +36,16 @@
 # drowned in noise (results/2026-11-30-default: 6 pairs, SCALE 16384,
 # CAP 16M).  Transfers shorter than ~1 s at the big payloads are
 # dominated by that noise, hence the larger SCALE/CAP.
+# --clock wall (default): TCG at full speed, timed by the guest's clock,
+# which follows the host's: throughput and RTT as the cover letter
+# measures them, and as noisy as the host is busy.
+# --clock icount: QEMU's instruction counting (-icount shift=0,sleep=off,
+# guest-run.sh -C icount) with the lab's vb-insns plugin: the cost
+# metric is guest instructions per received byte (insn_* samples: all
+# vCPUs, kernel only, per vCPU; untraced, matched recv() and traced),
+# exact per vCPU and independent of the host's load.  icount runs all
+# vCPUs in one host thread, one after the other: it measures work, not
+# parallel throughput; its "Gbit/s" are guest time, i.e. instructions.
 # --quick: payloads 64 and 4K, tiny
 # transfers (64 B -> 512 KiB, 4 KiB -> 2 MiB: just above the 256 KiB socket
 # buffer), one pair, RTT at 64 B only: 91 s measured, a few minutes on a
@@ -62,6 +73,7 @@ usage() { # usage [STATUS]: the header comment; 2 (to stderr) unless told
 
 STATES=(baseline p1-3 patched)
 QUICK=0 PAIRS= PAYLOADS= LABEL= OUT= SCALE= CAP= RTT_COUNT= TRACE=1 MODE=loopback
+CLOCK=wall
 RESUM=
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -75,6 +87,7 @@ while [ $# -gt 0 ]; do
 	--cap) CAP=${2-}; shift ;;
 	--rtt-count) RTT_COUNT=${2-}; shift ;;
 	--no-trace) TRACE=0 ;;
+	--clock) CLOCK=${2-}; shift ;;
 	--resummarize) RESUM=${2-}; shift ;;
 	-h|--help) usage 0 ;;
 	*) echo "${0##*/}: unknown argument '$1'" >&2; usage ;;
@@ -201,19 +214,28 @@ h2g) lsuf=-h2g
 	[ -x "$VB_ROOT/build/vhost-user-vsock" ] || die "build/vhost-user-vsock missing (run make)" ;;
 *) echo "${0##*/}: --mode must be loopback or h2g, not '$MODE'" >&2; exit 2 ;;
 esac
+case $CLOCK in
+wall) csuf= ;;
+icount) csuf=-icount
+	[ -f "$VB_ROOT/build/host/vb-insns.so" ] || die "build/host/vb-insns.so missing (run make)" ;;
+*) echo "${0##*/}: --clock must be wall or icount, not '$CLOCK'" >&2; exit 2 ;;
+esac
 if [ "$QUICK" = 1 ]; then
 	: "${PAIRS:=1}" "${PAYLOADS:=64 4K}" "${SCALE:=8192}" "${CAP:=2M}"
-	: "${RTT_COUNT:=50}" "${LABEL:=quick$lsuf}"
+	: "${RTT_COUNT:=50}" "${LABEL:=quick$lsuf$csuf}"
 	RTT_WANT="64" PP_WARMUP=5 RUN_TIMEOUT=300
 else
 	: "${PAIRS:=8}" "${PAYLOADS:=64 256 512 1K 4K 8K 16K 64K}"
 	: "${SCALE:=65536}" "${CAP:=64M}" "${RTT_COUNT:=300}"
-	if [ "$MODE" = h2g ]; then : "${LABEL:=h2g}"; else : "${LABEL:=default}"; fi
+	if [ "$MODE" = h2g ]; then : "${LABEL:=h2g$csuf}"; else : "${LABEL:=default$csuf}"; fi
 	RTT_WANT="64 256 4096" PP_WARMUP=30 RUN_TIMEOUT=1200
 fi
 [[ "$PAIRS" =~ ^[1-9][0-9]*$ ]] || { echo "${0##*/}: --pairs needs a positive number, not '$PAIRS'" >&2; exit 2; }
 [[ "$SCALE" =~ ^[1-9][0-9]*$ ]] || { echo "${0##*/}: --scale needs a positive number, not '$SCALE'" >&2; exit 2; }
 [[ "$RTT_COUNT" =~ ^[1-9][0-9]*$ ]] || { echo "${0##*/}: --rtt-count needs a positive number, not '$RTT_COUNT'" >&2; exit 2; }
+# icount runs every vCPU in one host thread, with a plugin call per
+# translated block: allow 3x the time.
+[ "$CLOCK" = icount ] && RUN_TIMEOUT=$((RUN_TIMEOUT * 3))
 [[ "$LABEL" =~ ^[A-Za-z0-9._-]+$ ]] || { echo "${0##*/}: --label may hold letters, digits, . _ - only" >&2; exit 2; }
 CAPB=$(to_bytes "$CAP")
 [ -n "$CAPB" ] && [ "$CAPB" -gt 0 ] || { echo "${0##*/}: bad --cap '$CAP'" >&2; exit 2; }
@@ -281,10 +303,16 @@ cmd="scripts/experiment.sh"
 [ "$MODE" = loopback ] || cmd+=" --mode $MODE"
 cmd+=" --pairs $PAIRS --payloads '${PAYLOADS//,/ }' --scale $SCALE --cap $CAP --rtt-count $RTT_COUNT"
 [ "$TRACE" = 1 ] || cmd+=" --no-trace"
+[ "$CLOCK" = wall ] || cmd+=" --clock $CLOCK"
 cmd+=" --label $LABEL"
 experiment=$(jq -n --argjson s "$SCALE" --argjson c "$CAPB" --argjson n "$RTT_COUNT" \
 	--argjson w "$PP_WARMUP" --argjson t "$TRACE" --arg mode "$MODE" \
-	'{mode: $mode, bytes_rule: "payload * scale, at most cap", scale: $s, cap_bytes: $c,
+	--arg clock "$CLOCK" \
+	'{mode: $mode, clock: $clock,
+	  clock_note: (if $clock == "icount" then
+	    "QEMU -icount shift=0,sleep=off: guest time = instructions (1 ns each), all vCPUs serialised in one host thread; insn_* samples are exact per-vCPU guest instruction counts (vb-insns plugin) from accept() to EOF; measures work, not parallel throughput"
+	   else "TCG wall clock: guest time follows the host; throughput and RTT depend on host load" end),
+	  bytes_rule: "payload * scale, at most cap", scale: $s, cap_bytes: $c,
 	  receiver: "vb-recv pinned to vCPU 0 (blocking recv)",
 	  rtt_count: $n, rtt_warmup: $w, traced_run_per_payload: ($t == 1),
 	  order: "round i: baseline, p1-3, patched; round i+1 reversed"} +
@@ -342,16 +370,22 @@ for ((r = 0; r < PAIRS; r++)); do
 		rs=$(date +%s)
 		l0=$(cut -d' ' -f1 /proc/loadavg)
 		env=(PAYLOADS="${PL[*]}" SCALE="$SCALE" CAP="$CAPB" RTT_SIZES="${RTT[*]}"
-		     PP_COUNT="$RTT_COUNT" PP_WARMUP="$PP_WARMUP" TRACE="$TRACE")
+		     PP_COUNT="$RTT_COUNT" PP_WARMUP="$PP_WARMUP" TRACE="$TRACE"
+		     CLOCK="$CLOCK")
 		devargs=()
 		for e in "${env[@]}"; do devargs+=(-e "$e"); done
 		if [ "$MODE" = h2g ]; then
 			devargs+=(-U -H "$(printf '%q ' env "${env[@]}" "$VB_ROOT/scripts/h2g-host.sh")")
 		fi
 		"$VB_ROOT/scripts/guest-run.sh" -K "${KDIR[$st]}" -s 2 -t "$RUN_TIMEOUT" \
-			-o "$OUT/$dir" "${devargs[@]}" -e "STATE=$st" -e "MODE=$MODE" \
+			-C "$CLOCK" -o "$OUT/$dir" "${devargs[@]}" -e "STATE=$st" -e "MODE=$MODE" \
 			"$VB_ROOT/tests/guest/experiment-run.sh" >/dev/null 2>"$OUT/$dir.err"
 		rc=$?
+		# icount: the instruction windows join the samples.
+		if [ "$CLOCK" = icount ] && [ -f "$OUT/$dir/marks.tsv" ]; then
+			"$VB_ROOT/scripts/insns-samples.sh" "$OUT/$dir" >>"$OUT/$dir/samples.jsonl" \
+				2>>"$OUT/$dir.err" || { [ $rc -ne 0 ] || rc=1; }
+		fi
 		# h2g: the host's RTT samples join the guest's.
 		[ -f "$OUT/$dir/host-samples.jsonl" ] &&
 			cat "$OUT/$dir/host-samples.jsonl" >>"$OUT/$dir/samples.jsonl"

@@ -18,13 +18,18 @@ set -uo pipefail
 usage() {
 	cat >&2 <<USAGE
 usage: ${0##*/} -k VARIANT [-s SMP] [-m MEM_MB] [-t TIMEOUT_S] [-o OUTDIR]
-                [-e KEY=VALUE]... [-v] SCRIPT [ARGS...]
+                [-C wall|icount] [-e KEY=VALUE]... [-v] SCRIPT [ARGS...]
   -k VARIANT  lab kernel (baseline p1-3 patched debug baseline-debug); built if missing
   -K DIR      a kernel cache directory instead of a variant
   -s SMP      vCPUs (default 2)         -m MEM_MB  memory (default 1024)
   -t SECONDS  stop the guest after this long (default 600)
   -o OUTDIR   results directory (default: a new one under /tmp)
   -e K=V      environment variable for SCRIPT (repeatable)
+  -C CLOCK    wall (default): TCG at full speed, the guest's clock is the
+              host's; icount: -icount shift=0,sleep=off, one guest
+              instruction = 1 ns of guest time, all vCPUs in one host
+              thread, and the vb-insns plugin writes per-vCPU instruction
+              counts at each guest mark (vb-mark) to OUTDIR/insns.tsv
   -v          also copy the console to stderr
   -U          attach a vhost-user-vsock-pci device (build/vhost-user-vsock)
   -c CID      its guest CID (default 3)
@@ -39,9 +44,9 @@ USAGE
 }
 
 VARIANT= KDIR= SMP=2 MEM=1024 TIMEOUT=600 OUTDIR= VERBOSE=0
-VU=0 VU_CID=3 VU_PKT= HOSTCMD=
+VU=0 VU_CID=3 VU_PKT= HOSTCMD= CLOCK=wall
 VB_GUEST_ENV=
-while getopts k:K:s:m:t:o:e:vUc:P:H:h opt; do
+while getopts k:K:s:m:t:o:e:vUc:P:H:C:h opt; do
 	case $opt in
 	k) VARIANT=$OPTARG ;;
 	K) KDIR=$OPTARG ;;
@@ -55,6 +60,7 @@ while getopts k:K:s:m:t:o:e:vUc:P:H:h opt; do
 	c) VU_CID=$OPTARG ;;
 	P) VU_PKT=$OPTARG ;;
 	H) HOSTCMD=$OPTARG ;;
+	C) CLOCK=$OPTARG ;;
 	*) usage ;;
 	esac
 done
@@ -66,6 +72,13 @@ for n in "$SMP" "$MEM" "$TIMEOUT"; do
 	[[ "$n" =~ ^[1-9][0-9]*$ ]] || { echo "${0##*/}: '$n' is not a positive number" >&2; exit 2; }
 done
 [ -f "$SCRIPT" ] || { echo "${0##*/}: guest script '$SCRIPT' not found" >&2; exit 2; }
+case $CLOCK in
+wall) ;;
+icount)
+	[ -f "$VB_ROOT/build/host/vb-insns.so" ] ||
+		{ echo "${0##*/}: build/host/vb-insns.so missing (run make)" >&2; exit 2; } ;;
+*) echo "${0##*/}: -C must be wall or icount, not '$CLOCK'" >&2; exit 2 ;;
+esac
 if [ "$VU" = 1 ]; then
 	[[ "$VU_CID" =~ ^[0-9]+$ ]] && [ "$VU_CID" -ge 3 ] ||
 		{ echo "${0##*/}: guest CID must be a number >= 3, not '$VU_CID'" >&2; exit 2; }
@@ -105,7 +118,12 @@ log="$OUTDIR/console.log"
 # 4 ms steps (round trips and lock hold times all read 0).  TCG's guest
 # TSC runs at the host's TSC rate, so tell the guest that rate and that
 # the TSC is reliable.
-tsc_khz=$(awk -F: '/^cpu MHz/ { printf "%d", $2 * 1000; exit }' /proc/cpuinfo)
+# Under -icount shift=0 the guest's TSC counts instructions: 1 GHz.
+if [ "$CLOCK" = icount ]; then
+	tsc_khz=1000000
+else
+	tsc_khz=$(awk -F: '/^cpu MHz/ { printf "%d", $2 * 1000; exit }' /proc/cpuinfo)
+fi
 [[ "$tsc_khz" =~ ^[1-9][0-9]+$ ]] || { echo "${0##*/}: cannot read the host CPU clock rate from /proc/cpuinfo" >&2; exit 1; }
 qemu=(qemu-system-x86_64 -accel tcg -cpu max
 	-smp "$SMP,sockets=$SMP,cores=1,threads=1" -m "$MEM"
@@ -113,6 +131,15 @@ qemu=(qemu-system-x86_64 -accel tcg -cpu max
 	-kernel "$KDIR/bzImage" -initrd "$initrd"
 	-append "console=ttyS0 panic=-1 loglevel=6 tsc=reliable tsc_early_khz=$tsc_khz"
 	-virtfs "local,path=$OUTDIR,mount_tag=results,security_model=none,id=results")
+# icount: the guest's clock is its instruction count, not the host's
+# time, so a busy host slows the run but does not change what it
+# measures; sleep=off warps the clock over idle time instead of waiting.
+# The plugin's rows are the cost metric (scripts/insns-delta.sh).
+if [ "$CLOCK" = icount ]; then
+	rm -f "$OUTDIR/insns.tsv"
+	qemu+=(-icount shift=0,sleep=off
+		-plugin "$VB_ROOT/build/host/vb-insns.so,outfile=$OUTDIR/insns.tsv")
+fi
 if [ "$VU" = 1 ]; then
 	# vhost-user needs guest memory the back-end can map: a shared memfd.
 	qemu+=(-object "memory-backend-memfd,id=mem,size=${MEM}M,share=on"

@@ -80,6 +80,32 @@ expect "patch that does not apply" 1 "patch 0001-bogus.patch does not apply" \
 	env VSOCKBATCH_PATCH_DIR="$tmp/patches" \
 	"$ROOT/scripts/kernel-build.sh" patched
 
+expect "runner: unknown clock" 2 "-C must be wall or icount, not 'tsc'" \
+	"$ROOT/scripts/guest-run.sh" -k baseline -C tsc "$ROOT/tests/guest/vsock_test.sh"
+expect "experiment: unknown clock" 2 "--clock must be wall or icount, not 'rdtsc'" \
+	"$ROOT/scripts/experiment.sh" --clock rdtsc --out "$tmp/exp"
+
+# Instruction windows of a vb-insns file: exact sums, missing marks and
+# malformed rows refused.
+printf '# vb-insns\n1\t7\t0\t10\t100\n1\t7\t1\t5\t50\n2\t8\t0\t30\t300\n2\t8\t1\t6\t70\n' >"$tmp/insns.tsv"
+if [ "$("$ROOT/scripts/insns-delta.sh" "$tmp/insns.tsv" 7 8 | jq -c '[.vcpus[0].user, .vcpus[1].kernel, .user, .kernel, .total]')" = "[20,20,21,220,241]" ]; then
+	echo "ok: insns-delta: per-vCPU and total deltas"
+	passed=$((passed + 1))
+else
+	echo "FAIL: insns-delta: wrong deltas"
+	failed=$((failed + 1))
+fi
+expect "insns-delta: mark missing" 1 "mark 9 not found" \
+	"$ROOT/scripts/insns-delta.sh" "$tmp/insns.tsv" 9 8
+expect "insns-delta: end before start" 1 "mark 7 after mark 8 not found" \
+	"$ROOT/scripts/insns-delta.sh" "$tmp/insns.tsv" 8 7
+printf '1\t7\t0\tten\t100\n' >"$tmp/bad.tsv"
+expect "insns-delta: malformed row" 2 "line 1 is not" \
+	"$ROOT/scripts/insns-delta.sh" "$tmp/bad.tsv" 7 8
+expect "insns-samples: not an icount run" 2 "marks.tsv not found" \
+	"$ROOT/scripts/insns-samples.sh" "$tmp"
+expect "vb-mark: bad id" 2 "ID: a number 1..65535" "$ROOT/build/vb-mark" 0
+
 expect "experiment: unknown mode" 2 "--mode must be loopback or h2g, not 'tcp'" \
 	"$ROOT/scripts/experiment.sh" --mode tcp --out "$tmp/exp"
 expect "h2g host half outside the runner" 1 "run me through scripts/guest-run.sh -U -H" \

@@ -16,6 +16,12 @@
 #   PP_WARMUP  untimed round trips first (default 50)
 #   TRACE      1 (default): one extra traced run per payload
 #   STATE      kernel state name, stored as a label in traced files
+#   CLOCK      wall (default) or icount (guest-run.sh -C icount): then
+#              vb-recv sets instruction-count marks around every transfer
+#              (accept to EOF) and marks.tsv names them; the host turns
+#              them into insn_* samples (scripts/insns-samples.sh).  The
+#              /proc/stat tick samples are skipped: under icount the
+#              clock warps over idle time and ticks land on idle instants.
 # The receiver (vb-recv, blocking recv()) is pinned to vCPU 0, the sender
 # (vb-sender) to vCPU 1; ping-pong server on vCPU 0, client on vCPU 1.
 # In h2g mode the sender and the ping-pong client are on the host; it
@@ -33,6 +39,7 @@
 #   samples.jsonl  one {"payload":P,"metric":M,"value":V} line per number
 #   raw/           every program's full output (key: value lines + JSON)
 #   traced/P.json  vsockbatch results file per payload
+#   marks.tsv      (icount) "first_mark name payload bytes" per transfer
 #   env.txt        kernel, CPUs, clocksource, interrupts, workqueues
 # Exit: 0 all measurements made, 1 one or more failed (the others are kept).
 out=${RESULTS:?}
@@ -45,12 +52,16 @@ PP_WARMUP=${PP_WARMUP:-50}
 TRACE=${TRACE:-1}
 STATE=${STATE:-unknown}
 MODE=${MODE:-loopback}
+CLOCK=${CLOCK:-wall}
 case $MODE in loopback|h2g) ;; *) echo "experiment-run: MODE must be loopback or h2g, not '$MODE'"; exit 2 ;; esac
+case $CLOCK in wall|icount) ;; *) echo "experiment-run: CLOCK must be wall or icount, not '$CLOCK'"; exit 2 ;; esac
 mkdir -p "$out/raw" "$out/traced" || exit 1
 samples=$out/samples.jsonl
 : >"$samples"
 fails=0
 port=3000
+mark=1
+[ "$CLOCK" = icount ] && : >"$out/marks.tsv"
 
 say() { echo "experiment-run: $*"; }
 fail() { say "FAIL: $*"; fails=$((fails + 1)); }
@@ -89,6 +100,7 @@ stat_samples() {
 	# ticks: all CPUs, then vCPU 1
 	set -- "$1" "$2" $(echo "$3|$4" | awk -F'|' '{ n = split($1, x, " "); split($2, y, " ")
 		t = 0; for (i = 1; i <= n; i++) t += y[i] - x[i]; print t, y[2] - x[2] }')
+	[ "$CLOCK" = icount ] && return 0
 	[ "$3" -ge 5 ] && sample "$1" stat_ns_per_byte "$(awk -v t="$3" -v b="$2" 'BEGIN { printf "%.6f", t * 1e7 / b }')"
 	[ "$MODE" = h2g ] && [ "$4" -ge 5 ] &&
 		sample "$1" stat_ns_per_byte_rx_cpu "$(awk -v t="$4" -v b="$2" 'BEGIN { printf "%.6f", t * 1e7 / b }')"
@@ -128,6 +140,11 @@ stream() {
 	port=$((port + 1))
 	rx=$out/raw/$name.rx.out
 	tx=$out/raw/$name.tx.out
+	if [ "$CLOCK" = icount ]; then
+		echo "$mark $name $p $bytes" >>"$out/marks.tsv"
+		set -- "$@" --insn-mark "$mark"
+		mark=$((mark + 2))
+	fi
 	if [ "$MODE" = h2g ]; then
 		stream_h2g "$name" "$p" "$traced" "$@"
 		return
@@ -163,6 +180,7 @@ stream() {
 	echo "payloads: $PAYLOADS"
 	echo "scale: $SCALE cap: $CAP rtt: $RTT_SIZES x $PP_COUNT (+$PP_WARMUP warm-up)"
 	echo "trace: $TRACE"
+	echo "clock: $CLOCK"
 } >"$out/env.txt"
 say "$(uname -r), state $STATE, mode $MODE, payloads: $PAYLOADS"
 

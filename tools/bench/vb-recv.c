@@ -19,6 +19,7 @@
 
 #include "bench_util.h"
 #include "bench_vsock.h"
+#include "insn_mark.h"
 
 #define PROG "vb-recv"
 
@@ -36,6 +37,8 @@ static void usage(FILE *f)
 "  --vsk-size SIZE      SO_VM_SOCKETS_BUFFER_(MAX_)SIZE (default: kernel's, 256K)\n"
 "  --cpu N              pin to CPU N (sched_setaffinity)\n"
 "  --expect-bytes SIZE  fail (exit 1) unless exactly SIZE bytes arrive\n"
+"  --insn-mark ID       instruction-count marks (vb-mark): ID when accept()\n"
+"                       returns, ID+1 at EOF (1..65534; see guest-run.sh -C)\n"
 "  --help               this text\n"
 "SIZE takes K, M, G, T suffixes (powers of 1024), e.g. 64K, 2G.\n"
 "Output: 'key: value' lines, then one JSON line.\n"
@@ -44,7 +47,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-	enum { O_RECV = 1, O_BUF, O_LOWAT, O_EXPECT };
+	enum { O_RECV = 1, O_BUF, O_LOWAT, O_EXPECT, O_MARK };
 	static const struct option opts[] = {
 		BENCH_OPT_PORT,
 		{ "recv-size", required_argument, NULL, O_RECV },
@@ -53,11 +56,12 @@ int main(int argc, char **argv)
 		BENCH_OPT_VSK,
 		BENCH_OPT_CPU,
 		{ "expect-bytes", required_argument, NULL, O_EXPECT },
+		{ "insn-mark", required_argument, NULL, O_MARK },
 		BENCH_OPT_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t recv_size = 64 << 10, buf_size = 0, lowat = 0;
-	uint64_t vsk_eff = 0, expect = 0;
+	uint64_t vsk_eff = 0, expect = 0, mark = 0;
 	uint64_t total = 0, calls = 0, t_accept, t_first = 0, t_end, clock_step;
 	int match = 0, have_lowat = 0, have_expect = 0;
 	struct bench_args a;
@@ -89,6 +93,10 @@ int main(int argc, char **argv)
 			expect = bench_arg_size(&a, "expect-bytes", optarg, 0, UINT64_MAX);
 			have_expect = 1;
 			break;
+		case O_MARK:
+			if (bench_parse_u64(optarg, 0xfffe, &mark) || !mark)
+				bench_usage_error(&a, "--insn-mark needs a number 1..65534");
+			break;
 		}
 	}
 	if (match) {
@@ -119,6 +127,10 @@ int main(int argc, char **argv)
 	fflush(stdout);
 
 	fd = bench_vsock_accept_report(PROG, lfd);
+	/* The window of the transfer, for the instruction counter: from the
+	 * connection to EOF, both ends' work included. */
+	if (mark)
+		vb_insn_mark((uint16_t)mark);
 	t_accept = bench_now_ns();
 	if (fd < 0)
 		return 1;
@@ -157,6 +169,8 @@ int main(int argc, char **argv)
 		total += (uint64_t)n;
 	}
 	t_end = bench_now_ns();
+	if (mark)
+		vb_insn_mark((uint16_t)(mark + 1));
 	close(fd);
 	if (!total)
 		t_first = t_end;
