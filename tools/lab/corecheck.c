@@ -51,6 +51,10 @@ enum {	/* enum bpf_core_relo_kind */
 	RELO_FIELD_SIGNED = 3,
 	RELO_FIELD_LSHIFT_U64 = 4,
 	RELO_FIELD_RSHIFT_U64 = 5,
+	RELO_TYPE_ID_LOCAL = 6,
+	RELO_TYPE_ID_TARGET = 7,
+	RELO_TYPE_EXISTS = 8,
+	RELO_TYPE_SIZE = 9,
 };
 
 static const struct btf_type *skip_mods(const struct btf *btf, __u32 id,
@@ -228,6 +232,7 @@ static void resolve(const struct btf *lb, const struct ext_core_relo *rec,
 	const struct btf_type *lt = skip_mods(lb, rec->type_id, NULL), *tt;
 	const char *lname = lt ? btf__name_by_offset(lb, lt->name_off) : NULL;
 	int idx[32], nidx = 0, i, n;
+	bool type_relo;
 	size_t elen;
 	__u32 id;
 	char *end;
@@ -240,7 +245,16 @@ static void resolve(const struct btf *lb, const struct ext_core_relo *rec,
 			break;
 	}
 	build_path(lb, rec->type_id, idx, nidx, r->path, sizeof(r->path));
-	if (rec->kind > RELO_FIELD_RSHIFT_U64 || !lname || !*lname || !nidx) {
+	/*
+	 * Type relocations (bpf_core_type_size() & co.) need a target type of
+	 * that name and kind, field relocations the field path in it too.
+	 */
+	type_relo = rec->kind >= RELO_TYPE_ID_LOCAL &&
+		    rec->kind <= RELO_TYPE_SIZE && lname && *lname;
+	if (type_relo) {
+		snprintf(r->path, sizeof(r->path), "%.100s (type)", lname);
+	} else if (rec->kind > RELO_FIELD_RSHIFT_U64 || !lname || !*lname ||
+		   !nidx) {
 		snprintf(r->why, sizeof(r->why), "relocation kind %u not checked",
 			 rec->kind);
 		return;
@@ -258,8 +272,8 @@ static void resolve(const struct btf *lb, const struct ext_core_relo *rec,
 			if (!tn || essential_len(tn) != elen ||
 			    strncmp(tn, lname, elen))
 				continue;
-			if (!resolve_in(lb, rec->type_id, targets[i], id, idx,
-					nidx, r)) {
+			if (type_relo || !resolve_in(lb, rec->type_id, targets[i],
+						     id, idx, nidx, r)) {
 				r->ok = true;
 				r->why[0] = 0;
 				snprintf(r->target, sizeof(r->target), "%s",
@@ -272,8 +286,9 @@ static void resolve(const struct btf *lb, const struct ext_core_relo *rec,
 	if (!r->why[0])
 		snprintf(r->why, sizeof(r->why), "no type '%.60s' in target BTF",
 			 lname);
-	/* FIELD_EXISTS never fails a load: it evaluates to 0 */
-	if (rec->kind == RELO_FIELD_EXISTS)
+	/* these never fail a load: EXISTS evaluates to 0, ID_LOCAL is local */
+	if (rec->kind == RELO_FIELD_EXISTS || rec->kind == RELO_TYPE_EXISTS ||
+	    rec->kind == RELO_TYPE_ID_LOCAL)
 		r->ok = true;
 }
 
