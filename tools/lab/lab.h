@@ -15,5 +15,7 @@
 int cmd_summarize(int argc, char **argv);
 /* corecheck.c: the tracer's CO-RE relocations against a kernel's BTF */
 int cmd_corecheck(int argc, char **argv);
+/* abstat.c: paired AB/BA statistics of any A/B pairs (advise-ab.sh) */
+int cmd_abstat(int argc, char **argv);
 
 #endif /* VSOCKBATCH_LAB_H */

@@ -18,6 +18,7 @@ struct command {
 static const struct command commands[] = {
 	{ "summarize", cmd_summarize, "statistics of an experiment set (scripts/experiment.sh)" },
 	{ "corecheck", cmd_corecheck, "check the tracer's CO-RE relocations against a BTF" },
+	{ "abstat", cmd_abstat, "paired AB/BA statistics of A/B pairs (scripts/advise-ab.sh)" },
 };
 
 static void usage(FILE *f)
