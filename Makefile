@@ -149,6 +149,11 @@ $(OUTPUT)/%: $(OUTPUT)/obj/tests/progs/%.o $(LIBVBTEST) $(LIBVB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(STATIC_LDFLAGS) $^ -lm -lpthread -o $@
 
+# The sockmap test loads a BPF program: it also links libbpf.
+$(OUTPUT)/vsock-sockmap: $(OUTPUT)/obj/tests/progs/vsock-sockmap.o $(LIBVBTEST) $(LIBVB)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $(STATIC_LDFLAGS) $^ $(BPF_LIBS) -lm -lpthread -o $@
+
 $(OUTPUT)/tests/%: $(OUTPUT)/obj/tests/unit/%.o $(LOADER_LIB_OBJS) $(LAB_LIB_OBJS) \
 		$(LIBVBTEST) $(LIBVB) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)

@@ -38,13 +38,28 @@ series_patches() {
 	fi
 }
 
+# Fixes for net that every variant carries ahead of the series, baseline
+# included (`fixes` in the patch directory, one file name a line): bugs of
+# the base kernel that the tests hit on baseline and patched alike, so the
+# comparison is between 6.12.117 + fixes with and without the series.
+fix_patches() {
+	local f
+
+	[ -f "$VB_PATCH_DIR/fixes" ] || return 0
+	while read -r f; do
+		case "$f" in ''|'#'*) continue ;; esac
+		echo "$VB_PATCH_DIR/$f"
+	done <"$VB_PATCH_DIR/fixes"
+}
+
 # variant_spec NAME: sets VB_FRAGMENTS (config fragments) and VB_NPATCHES
 # (how many patches of the series, "all" or a number) for a kernel variant.
-#   baseline  the untouched 6.12.117 tree
-#   p1-3      patches 1-3 (batching without the callback changes)
-#   patched   the whole series
-#   debug     the whole series with lockdep, atomic-sleep, debugobjects, KASAN
-#   baseline-debug  the untouched tree with the debug checks
+# Every variant first applies fix_patches.
+#   baseline  6.12.117 + fixes, without the series
+#   p1-3      + patches 1-3 (batching without the callback changes)
+#   patched   + the whole series
+#   debug     + the whole series with lockdep, atomic-sleep, debugobjects, KASAN
+#   baseline-debug  6.12.117 + fixes with the debug checks
 variant_spec() {
 	VB_FRAGMENTS="$VB_CONFIG_DIR/guest.config"
 	case "$1" in
@@ -61,8 +76,10 @@ variant_spec() {
 	esac
 }
 
-# The patch files a variant applies, one per line.
+# The patch files a variant applies, one per line: the fixes, then its part
+# of the series.
 variant_patches() {
+	fix_patches
 	if [ "$VB_NPATCHES" = all ]; then
 		series_patches
 	elif [ "$VB_NPATCHES" -gt 0 ]; then
