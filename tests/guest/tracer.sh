@@ -227,6 +227,75 @@ vsockbatch top -b --replay "$out/tracer.json" >"$out/tracer-replay.txt" ||
 grep -q "^1:[0-9]* *1:1234 " "$out/tracer-replay.txt" ||
 	fail "replay: no row for the 1:* -> 1:1234 flow"
 
+# --- record's command line: -o, what it says, -i, SIGHUP, early Ctrl-C ------
+vsockbatch record -o /nonexistent/dir/x.json -d 1 2>/tmp/err.txt; rc=$?
+check "$rc == 2" "record -o into a missing directory exits 2 (before attaching)"
+[ "$(wc -l </tmp/err.txt)" -eq 1 ] && grep -q "/nonexistent/dir" /tmp/err.txt ||
+	fail "record -o: reason '$(cat /tmp/err.txt)'"
+vsockbatch record -o /tmp/iv.json -d 3 -i 1 >/tmp/iv.out 2>/tmp/iv.err; rc=$?
+cat /tmp/iv.err /tmp/iv.out
+check "$rc == 0" "record -d 3 -i 1"
+grep -q "record: attached [0-9]* hooks:" /tmp/iv.err || fail "record does not say what it attached"
+grep -q "record: kernel .*, $kmode RX path" /tmp/iv.err || fail "record does not say the kernel mode"
+grep -q "Ctrl-C to end" /tmp/iv.err || fail "record does not say 'Ctrl-C to end'"
+head -n 1 /tmp/iv.out | grep -q "^TIME  *PKTS/s " || fail "record -i: no column titles"
+n=$(grep -c '^[0-9][0-9]:[0-9][0-9]:[0-9][0-9] ' /tmp/iv.out)
+check "$n >= 2" "record -i 1 -d 3: interval lines"
+awk 'length($0) > 80 { exit 1 }' /tmp/iv.out || fail "record -i: a line over 80 columns"
+# catches_int PID: the process has a SIGINT handler (SigCgt bit 2)
+catches_int() {
+	local m
+	m=$(sed -n 's/^SigCgt:[[:space:]]*//p' "/proc/$1/status" 2>/dev/null)
+	[ -n "$m" ] && [ $(( 0x$m & 2 )) -ne 0 ]
+}
+# wait_gone PID SECONDS: 0 once PID has ended
+wait_gone() {
+	local i=0
+	while kill -0 "$1" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -gt $(($2 * 10)) ] && return 1
+		sleep 0.1
+	done
+}
+vsockbatch record -o /tmp/hup.json 2>/tmp/hup.err &
+p=$!
+i=0
+until grep -q "Ctrl-C to end" /tmp/hup.err || [ $i -gt 600 ]; do i=$((i + 1)); sleep 0.1; done
+kill -HUP $p
+if wait_gone $p 60; then
+	wait $p; rc=$?
+	check "$rc == 0" "record ends on SIGHUP with exit 0"
+	vsockbatch report /tmp/hup.json >/dev/null 2>&1 ||
+		fail "record wrote no readable file on SIGHUP"
+else
+	fail "record still running 60 s after SIGHUP"
+	kill -KILL $p 2>/dev/null
+fi
+# a Ctrl-C while the programs load and attach (seconds under TCG) ends
+# the run then, instead of being lost and tracing for the whole -d
+t0=$(date +%s)
+vsockbatch record -o /tmp/int.json -d 300 2>/tmp/int.err &
+p=$!
+i=0
+until catches_int $p || [ $i -gt 100 ]; do i=$((i + 1)); sleep 0.05; done
+kill -INT $p
+if wait_gone $p 120; then
+	wait $p; rc=$?
+	t=$(( $(date +%s) - t0 ))
+	cat /tmp/int.err
+	check "$t < 120" "record ended $t s after an early SIGINT (-d 300)"
+	if grep -q "while attaching" /tmp/int.err; then
+		check "$rc == 1" "SIGINT during the attach: exit 1, nothing recorded"
+		[ -e /tmp/int.json ] && fail "record wrote a file after an interrupted attach"
+	else
+		check "$rc == 0" "SIGINT right after the attach: exit 0"
+	fi
+else
+	fail "record still running 120 s after SIGINT (signal lost during the attach)"
+	kill -KILL $p 2>/dev/null
+fi
+rm -f /tmp/iv.json /tmp/hup.json /tmp/int.json
+
 # --- a kernel without vsock: clear refusals --------------------------------
 if rmmod vsock_loopback vmw_vsock_virtio_transport 2>/dev/null; then
 	vsockbatch probe >/dev/null 2>/tmp/err.txt; rc=$?

@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <libgen.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -24,6 +26,7 @@
 #include "cost.h"
 #include "cpulist.h"
 #include "results.h"
+#include "top.h"
 #include "tracer.h"
 
 static volatile sig_atomic_t exiting;
@@ -37,11 +40,39 @@ static void on_signal(int sig)
 		kill(child_pid, SIGTERM);
 }
 
+/*
+ * SIGINT, SIGTERM and SIGHUP end the recording (the file is written).
+ * Installed before the slow attach (seconds under TCG), so a Ctrl-C then
+ * is not lost: it ends the run right after the attach.
+ */
+static void catch_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+/* -i: one line of the interval's totals, as runqlat -i prints a histogram. */
+struct ticker {
+	double interval;	/* seconds; 0 = no interval output */
+	uint64_t next_ns;	/* CLOCK_MONOTONIC */
+	uint64_t last_ns;
+	struct vb_tracer *tracer;
+	struct vb_costctr *cost;
+	struct vb_cost_mark mark;
+	struct vb_results prev, cur;
+	unsigned long lines;
+};
+
 static void usage(FILE *f)
 {
 	fprintf(f,
-"Usage: vsockbatch record -o FILE [-d SECONDS] [-C CPUS] [--label KEY=VALUE]...\n"
-"                         [-v] [-- COMMAND [ARGS...]]\n"
+"Usage: vsockbatch record -o FILE [-d SECONDS] [-i SECONDS] [-C CPUS]\n"
+"                         [--label KEY=VALUE]... [-v] [-- COMMAND [ARGS...]]\n"
 "\n"
 "Trace the vsock RX path (lock windows per socket, callbacks, lookups,\n"
 "CPU cost) while COMMAND runs, for SECONDS, or until Ctrl-C, and write a\n"
@@ -51,6 +82,8 @@ static void usage(FILE *f)
 "\n"
 "  -o, --output FILE      results file to write (required)\n"
 "  -d, --duration SECONDS stop after SECONDS (with COMMAND: send it SIGTERM)\n"
+"  -i, --interval SECONDS also print the totals of every SECONDS to stdout,\n"
+"                         one line each (MB = 10^6 bytes)\n"
 "  -C, --cpus CPUS        CPUs whose cycles are counted, e.g. 0,2-3\n"
 "                         (default: all online CPUs)\n"
 "  -l, --label KEY=VALUE  store a label in the file (repeatable), e.g.\n"
@@ -59,6 +92,9 @@ static void usage(FILE *f)
 "                         programs (kernel.bpf_stats_enabled while recording)\n"
 "  -v, --verbose          libbpf warnings and verifier output\n"
 "  -h, --help             this help\n"
+"\n"
+"Ctrl-C, SIGTERM or SIGHUP end the recording and write the file.  The\n"
+"directory of FILE is checked before anything is attached.\n"
 "\n"
 "Needs root and a kernel with BTF.  Exit status: 0 written, 1 runtime\n"
 "failure (also: COMMAND failed; the file is still written), 2 bad usage.\n"
@@ -91,8 +127,85 @@ static int parse_label(struct vb_results *r, const char *arg)
 	return vb_results_set_label(r, key, eq + 1);
 }
 
+static uint64_t unix_now_ns(void)
+{
+	return now_ns(CLOCK_REALTIME);
+}
+
+static int ticker_init(struct ticker *t, double interval,
+		       struct vb_tracer *tracer, struct vb_costctr *cost,
+		       const struct vb_results *r)
+{
+	memset(t, 0, sizeof(*t));
+	vb_results_init(&t->prev);
+	vb_results_init(&t->cur);
+	t->interval = interval;
+	if (!interval)
+		return 0;
+	t->tracer = tracer;
+	t->cost = cost;
+	t->cur.mode = r->mode;
+	t->last_ns = now_ns(CLOCK_MONOTONIC);
+	t->next_ns = t->last_ns + (uint64_t)(interval * 1e9);
+	return cost->open ? vb_cost_mark_init(cost, &t->mark) : 0;
+}
+
+/* Print the interval's line once it is due. */
+static void ticker_poll(struct ticker *t)
+{
+	struct vb_top_frame f;
+	struct vb_results d;
+	uint64_t now = now_ns(CLOCK_MONOTONIC), cost = 0, *vals;
+	bool cost_ok = false;
+	char err[256];
+	size_t i;
+
+	if (!t->interval || now < t->next_ns)
+		return;
+	t->next_ns += (uint64_t)(t->interval * 1e9);
+	if (t->next_ns < now)	/* fell behind: do not burst */
+		t->next_ns = now + (uint64_t)(t->interval * 1e9);
+	if (vb_collect(t->tracer->skel, &t->cur, err, sizeof(err))) {
+		fprintf(stderr, "vsockbatch record: interval: %s\n", err);
+		return;
+	}
+	if (t->cost->open) {
+		vals = calloc(t->cost->n, sizeof(*vals));
+		if (vals && !vb_cost_read_interval(t->cost, &t->mark, vals)) {
+			for (i = 0; i < t->cost->n; i++)
+				cost += vals[i];
+			cost_ok = true;
+		}
+		free(vals);
+	}
+	/* the interval's totals only: no flows, no CPUs */
+	vb_results_init(&d);
+	d.mode = t->cur.mode;
+	d.totals = t->cur.totals;
+	vb_agg_sub(&d.totals, &t->prev.totals);
+	d.cost.unit = t->cost->unit;
+	d.cost.ncpus = t->cost->n;
+	if (!vb_top_frame_build(&f, &d, (double)(now - t->last_ns) / 1e9, cost,
+				cost_ok)) {
+		f.stamp_unix_ns = unix_now_ns();
+		vb_top_print_totals_line(stdout, &f, t->lines++ % 20 == 0);
+	}
+	vb_top_frame_free(&f);
+	vb_results_free(&d);
+	t->prev.totals = t->cur.totals;
+	t->last_ns = now;
+}
+
+static void ticker_free(struct ticker *t)
+{
+	vb_cost_mark_free(&t->mark);
+	vb_results_free(&t->prev);
+	vb_results_free(&t->cur);
+}
+
 /* Wait for the child, the deadline or a signal. Returns child status. */
-static int wait_child(pid_t pid, double duration, int *status)
+static int wait_child(pid_t pid, double duration, int *status,
+		      struct ticker *tick)
 {
 	uint64_t deadline = duration > 0 ? now_ns(CLOCK_MONOTONIC) +
 				(uint64_t)(duration * 1e9) : 0;
@@ -110,6 +223,7 @@ static int wait_child(pid_t pid, double duration, int *status)
 			kill(pid, SIGTERM);
 			termed = true;
 		}
+		ticker_poll(tick);
 		usleep(20000);
 	}
 }
@@ -120,7 +234,7 @@ static int wait_child(pid_t pid, double duration, int *status)
  * ahead of the worker).  Keep tracing until nothing has moved for
  * 300 ms, at most 5 s, so the file covers the whole transfer.
  */
-static void drain(struct vb_tracer *t)
+static void drain(struct vb_tracer *t, struct ticker *tick)
 {
 	uint64_t deadline = now_ns(CLOCK_MONOTONIC) + 5000000000ULL, last, cur;
 	int quiet = 0;
@@ -128,6 +242,7 @@ static void drain(struct vb_tracer *t)
 	last = vb_tracer_activity(t);
 	while (!exiting && quiet < 3 && now_ns(CLOCK_MONOTONIC) < deadline) {
 		usleep(100000);
+		ticker_poll(tick);
 		cur = vb_tracer_activity(t);
 		if (cur == last) {
 			quiet++;
@@ -138,7 +253,7 @@ static void drain(struct vb_tracer *t)
 	}
 }
 
-static void wait_plain(double duration)
+static void wait_plain(double duration, struct ticker *tick)
 {
 	uint64_t deadline = duration > 0 ? now_ns(CLOCK_MONOTONIC) +
 				(uint64_t)(duration * 1e9) : 0;
@@ -146,8 +261,76 @@ static void wait_plain(double duration)
 	while (!exiting) {
 		if (deadline && now_ns(CLOCK_MONOTONIC) >= deadline)
 			break;
+		ticker_poll(tick);
 		usleep(50000);
 	}
+}
+
+/*
+ * A mistyped -o must not cost a whole run: the file is written (to a
+ * temporary name, then renamed) in its directory, so that directory must
+ * exist and be writable, and FILE must not be a directory.  0, or
+ * VB_EXIT_USAGE after a one-line reason.
+ */
+static int check_output(const char *path)
+{
+	char *copy = strdup(path), *dir;
+	struct stat st;
+	int ret = 0;
+
+	if (!copy) {
+		fprintf(stderr, "vsockbatch record: out of memory\n");
+		return VB_EXIT_FAIL;
+	}
+	dir = dirname(copy);
+	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "vsockbatch record: -o %s is a directory, not a file\n",
+			path);
+		ret = VB_EXIT_USAGE;
+	} else if (stat(dir, &st)) {
+		fprintf(stderr, "vsockbatch record: -o %s: directory %s: %s\n",
+			path, dir, strerror(errno));
+		ret = VB_EXIT_USAGE;
+	} else if (!S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "vsockbatch record: -o %s: %s is not a directory\n",
+			path, dir);
+		ret = VB_EXIT_USAGE;
+	} else if (access(dir, W_OK | X_OK)) {
+		fprintf(stderr, "vsockbatch record: -o %s: cannot write in %s: %s\n",
+			path, dir, strerror(errno));
+		ret = VB_EXIT_USAGE;
+	}
+	free(copy);
+	return ret;
+}
+
+/* What is being traced, before the run starts (stderr, 80 columns). */
+static void say_attached(const struct vb_results *r, const struct ticker *t,
+			 double duration, bool command)
+{
+	size_t i, col;
+
+	fprintf(stderr, "vsockbatch record: kernel %s, %s RX path (%s)\n",
+		r->kernel_release, vb_mode_name(r->mode), r->detected_by);
+	col = (size_t)fprintf(stderr, "vsockbatch record: attached %zu hooks:",
+			      r->nhooks);
+	for (i = 0; i < r->nhooks; i++) {
+		if (col + 1 + strlen(r->hooks[i]) > 80)
+			col = (size_t)fprintf(stderr, "\n   ") - 1;
+		col += (size_t)fprintf(stderr, " %s", r->hooks[i]);
+	}
+	fprintf(stderr, "\nvsockbatch record: tracing ");
+	if (command)
+		fprintf(stderr, "while the command runs");
+	if (command && duration > 0)
+		fprintf(stderr, ", at most %g s", duration);
+	else if (duration > 0)
+		fprintf(stderr, "for %g s", duration);
+	else if (!command)
+		fprintf(stderr, "until Ctrl-C");
+	if (t->interval)
+		fprintf(stderr, ", totals every %g s on stdout", t->interval);
+	fprintf(stderr, ". Ctrl-C to end.\n");
 }
 
 int cmd_record(int argc, char **argv)
@@ -155,6 +338,7 @@ int cmd_record(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "duration", required_argument, NULL, 'd' },
+		{ "interval", required_argument, NULL, 'i' },
 		{ "cpus", required_argument, NULL, 'C' },
 		{ "label", required_argument, NULL, 'l' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -170,20 +354,21 @@ int cmd_record(int argc, char **argv)
 	struct vb_results r;
 	const char *out = NULL;
 	char err[512], *end;
-	double duration = 0;
+	double duration = 0, interval = 0;
+	struct ticker tick;
 	int ncpus = 0, opt, ret = VB_EXIT_FAIL, status = 0, e;
 	bool verbose = false, cmd_failed = false;
 	uint64_t t0, t1;
 	pid_t pid = -1;
-	struct sigaction sa;
 
 	vb_results_init(&r);
+	memset(&tick, 0, sizeof(tick));
 	/* record's own argv, for the file: "vsockbatch record ..." */
 	if (vb_results_set_argv(&r, argc, argv))
 		goto oom;
 	optind = 1;
 	opterr = 0;	/* one line of our own instead of getopt's */
-	while ((opt = getopt_long(argc, argv, "+o:d:C:l:vSh", longopts,
+	while ((opt = getopt_long(argc, argv, "+o:d:i:C:l:vSh", longopts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'o':
@@ -194,6 +379,16 @@ int cmd_record(int argc, char **argv)
 			duration = strtod(optarg, &end);
 			if (errno || *end || !(duration > 0) || duration > 86400) {
 				fprintf(stderr, "vsockbatch record: invalid duration '%s' (seconds, > 0)\n",
+					optarg);
+				ret = VB_EXIT_USAGE;
+				goto out;
+			}
+			break;
+		case 'i':
+			errno = 0;
+			interval = strtod(optarg, &end);
+			if (errno || *end || !(interval >= 0.1) || interval > 3600) {
+				fprintf(stderr, "vsockbatch record: invalid interval '%s' (0.1 .. 3600 s)\n",
 					optarg);
 				ret = VB_EXIT_USAGE;
 				goto out;
@@ -236,6 +431,10 @@ int cmd_record(int argc, char **argv)
 		ret = VB_EXIT_USAGE;
 		goto out;
 	}
+	ret = check_output(out);
+	if (ret)
+		goto out;
+	ret = VB_EXIT_FAIL;
 	if (geteuid() != 0) {
 		fprintf(stderr, "vsockbatch record: must run as root (loads BPF programs, opens CPU-wide perf counters)\n");
 		goto out;
@@ -248,9 +447,19 @@ int cmd_record(int argc, char **argv)
 		}
 	}
 
+	catch_signals();
 	vb_libbpf_verbose(verbose);
 	if (vb_tracer_start(&tracer, err, sizeof(err))) {
-		fprintf(stderr, "vsockbatch record: %s\n", err);
+		if (exiting)	/* a load cut short by the signal */
+			fprintf(stderr, "vsockbatch record: interrupted (signal %d) while attaching: nothing recorded\n",
+				(int)exiting);
+		else
+			fprintf(stderr, "vsockbatch record: %s\n", err);
+		goto out;
+	}
+	if (exiting) {
+		fprintf(stderr, "vsockbatch record: interrupted (signal %d) while attaching: nothing recorded\n",
+			(int)exiting);
 		goto out;
 	}
 	if (vb_tracer_describe(&tracer, &r))
@@ -259,11 +468,6 @@ int cmd_record(int argc, char **argv)
 		goto oom;
 	if (cost.unit == VB_COST_CPU_CLOCK_NS || !cost.open)
 		fprintf(stderr, "vsockbatch record: note: %s\n", cost.note);
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
 
 	if (bpf_stats) {
 		/* the fd keeps run-time stats on until it is closed */
@@ -278,6 +482,9 @@ int cmd_record(int argc, char **argv)
 	t0 = now_ns(CLOCK_MONOTONIC);
 	vb_cost_start(&cost);
 	vb_tracer_enable(&tracer, true);
+	if (ticker_init(&tick, interval, &tracer, &cost, &r))
+		goto oom;
+	say_attached(&r, &tick, duration, optind < argc);
 
 	if (optind < argc) {
 		pid = fork();
@@ -290,13 +497,14 @@ int cmd_record(int argc, char **argv)
 		if (pid == 0) {
 			signal(SIGINT, SIG_DFL);
 			signal(SIGTERM, SIG_DFL);
+			signal(SIGHUP, SIG_DFL);
 			execvp(argv[optind], argv + optind);
 			fprintf(stderr, "vsockbatch record: cannot run '%s': %s\n",
 				argv[optind], strerror(errno));
 			_exit(127);
 		}
 		child_pid = pid;
-		e = wait_child(pid, duration, &status);
+		e = wait_child(pid, duration, &status, &tick);
 		child_pid = 0;
 		if (e)
 			fprintf(stderr, "vsockbatch record: waitpid: %s\n",
@@ -311,9 +519,9 @@ int cmd_record(int argc, char **argv)
 				WTERMSIG(status));
 			cmd_failed = true;
 		}
-		drain(&tracer);
+		drain(&tracer, &tick);
 	} else {
-		wait_plain(duration);
+		wait_plain(duration, &tick);
 	}
 
 	vb_tracer_enable(&tracer, false);
@@ -349,6 +557,7 @@ oom:
 out:
 	if (stats_fd >= 0)
 		close(stats_fd);
+	ticker_free(&tick);
 	vb_cost_close(&cost);
 	vb_tracer_stop(&tracer);
 	vb_results_free(&r);

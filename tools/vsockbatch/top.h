@@ -84,6 +84,13 @@ int vb_top_format(const struct vb_top_frame *f, int width, int first_row,
 		  int max_lines, int *nshown, vb_top_line_fn line, void *ctx);
 /* Every line, all rows, to a stream (batch mode), a blank line after. */
 void vb_top_print_text(FILE *out, const struct vb_top_frame *f, int width);
+/*
+ * The totals of a frame as one line of at most 80 columns: its time, the
+ * flow table's rate columns, CPU% (cpu-clock) or cycles/s; with header,
+ * the column titles first (record -i).
+ */
+void vb_top_print_totals_line(FILE *out, const struct vb_top_frame *f,
+			      bool header);
 /* One JSON object on one line. */
 void vb_top_print_json(FILE *out, const struct vb_top_frame *f);
 

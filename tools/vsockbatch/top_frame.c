@@ -457,6 +457,36 @@ void vb_top_print_text(FILE *out, const struct vb_top_frame *f, int width)
 	fflush(out);
 }
 
+void vb_top_print_totals_line(FILE *out, const struct vb_top_frame *f,
+			      bool header)
+{
+	char b[48], cpu[24];
+	int c;
+
+	if (header) {
+		fprintf(out, "%-8s", "TIME");
+		for (c = COL_PKTS; c < COL_NR; c++)
+			fprintf(out, " %*s", cols[c].width, cols[c].title);
+		fprintf(out, " %7s\n", f->cost_unit == VB_COST_CYCLES ?
+			"CYCLES/s" : "CPU%");
+	}
+	stamp_text(b, sizeof(b), f->stamp_unix_ns, false);
+	fprintf(out, "%-8s", b);
+	for (c = COL_PKTS; c < COL_NR; c++) {
+		cell(b, sizeof(b), &f->total, (enum col_id)c);
+		fprintf(out, " %*s", cols[c].width, b);
+	}
+	if (!f->cost_measured)
+		snprintf(cpu, sizeof(cpu), "-");
+	else if (f->cost_unit == VB_COST_CYCLES)
+		fmt_si(cpu, sizeof(cpu), f->cost_per_s);
+	else	/* busy ns per second per CPU = utilisation */
+		fmt(cpu, sizeof(cpu), f->ncpus ? f->cost_per_s / 1e7 /
+		    (double)f->ncpus : NAN, "%.1f");
+	fprintf(out, " %7s\n", cpu);
+	fflush(out);
+}
+
 static json_t *jnum(double v)
 {
 	return (isnan(v) || isinf(v)) ? json_null() : json_real(v);
