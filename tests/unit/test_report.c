@@ -117,14 +117,17 @@ static void test_report_text_batched(void **state)
 	char *out, *err;
 
 	(void)state;
-	assert_int_equal(run(cmd_report, &out, &err, 2, "report", path), 0);
+	/* --wide: lines whole, every flow column */
+	assert_int_equal(run(cmd_report, &out, &err, 3, "report", "--wide", path), 0);
 	assert_string_equal(err, "");
 	expect_in(out, "kernel 6.12.117, batched (kallsyms: virtio_transport_rx_batch_recv present)");
 	expect_in(out, "labels: payload=64 kernel=patched");
 	expect_in(out, "  packets        1000 (data 1000, control 0, no socket 0), 64000 bytes\n");
 	expect_in(out, "  batches        250, mean 4.00 packets / 256 bytes;");
 	expect_in(out, "  data-ready     0 inside the lock, 250 after unlock (100.0% deferred), 1.00 per batch\n");
-	expect_in(out, "  lookups                       0.250       4096.0\n");
+	/* per MB, MB = 10^6 bytes: 250 lookups in 64000 bytes */
+	expect_in(out, "  per                          packet  MB (10^6 B)\n");
+	expect_in(out, "  lookups                       0.250       3906.2\n");
 	/* no PMU: ns per byte, labelled, never "cycles/byte" */
 	expect_in(out, "3200000 cpu-clock-ns, 50.00 ns/byte (cpu-clock, no PMU)");
 	assert_null(strstr(out, "cycles/byte"));
@@ -136,8 +139,79 @@ static void test_report_text_batched(void **state)
 	expect_in(out, "lock hold time per batch (ns)\n");
 	expect_in(out, "      2048 -> 4095       : 250      |****************************************|\n");
 	/* flow table, biggest flow first */
-	expect_in(out, "  1:1025         1:1234              1000      64000      250   4.00");
+	expect_in(out, "  SRC    DST    PKTS BYTES BATCHES  PKT/B HOLDp50 HOLDp99  DR/B %DEF LKP/PK\n");
+	expect_in(out, "  1:1025 1:1234 1000 64000     250   4.00   3.1us   4.1us  1.00  100   0.25\n");
 	assert_true(strstr(out, "1:1025") < strstr(out, "2:5000"));
+	free(out);
+	free(err);
+	free(path);
+}
+
+/* Flow keys with 32-bit ports, as ephemeral vsock ports are. */
+static char *write_long_keys(const char *name)
+{
+	struct vb_results r;
+	char err[256], *path;
+
+	assert_true(asprintf(&path, "%s/%s", tmpdir, name) > 0);
+	fixture_results(&r, true, VB_COST_CPU_CLOCK_NS);
+	r.flows[0].key.src_port = 3846758489u;
+	r.flows[0].key.dst_cid = 3;
+	r.flows[0].key.dst_port = 3846758000u;
+	assert_int_equal(vb_results_save(path, &r, err, sizeof(err)), 0);
+	vb_results_free(&r);
+	return path;
+}
+
+static void test_report_80_columns(void **state)
+{
+	char *path = write_long_keys("l.json"), *out, *err, *line, *nl;
+
+	(void)state;
+	assert_int_equal(run(cmd_report, &out, &err, 2, "report", path), 0);
+	/* no line over 80; long ones go on, 4 deeper */
+	for (line = out; *line; line = nl + 1) {
+		nl = strchr(line, '\n');
+		assert_non_null(nl);
+		assert_true(nl - line <= 80);
+	}
+	expect_in(out, "  data-ready     0 inside the lock, 250 after unlock (100.0% deferred), 1.00 per\n      batch\n");
+	/* the flow table drops BATCHES first */
+	expect_in(out, "  SRC          DST          PKTS BYTES  PKT/B HOLDp50 HOLDp99  DR/B %DEF LKP/PK\n");
+	expect_in(out, "  1:3846758489 3:3846758000 1000 64000   4.00   3.1us   4.1us  1.00  100   0.25\n");
+	expect_in(out, "  (1 column left out at 80 columns: --wide shows them)\n");
+	free(out);
+	free(err);
+	/* --wide: all of them, and the long line whole */
+	assert_int_equal(run(cmd_report, &out, &err, 3, "report", "-w", path), 0);
+	expect_in(out, "BATCHES  PKT/B HOLDp50 HOLDp99");
+	expect_in(out, "(100.0% deferred), 1.00 per batch\n");
+	free(out);
+	free(err);
+	free(path);
+}
+
+static void test_report_per_flow(void **state)
+{
+	char *path = write_fixture("p.json", true, VB_COST_CYCLES);
+	char *out, *err, *a, *b;
+
+	(void)state;
+	assert_int_equal(run(cmd_report, &out, &err, 3, "report", "-P", path), 0);
+	/* the big flow's hold histogram; the control-only flow has none */
+	a = strstr(out, "flow 1:1025 -> 1:1234: lock hold time per batch (ns)\n");
+	assert_non_null(a);
+	expect_in(a, "      2048 -> 4095       : 250      |****************************************|\n");
+	assert_null(strstr(out, "flow 2:5000 -> 3:80:"));
+	free(out);
+	free(err);
+	/* without -P: no per-flow histograms */
+	assert_int_equal(run(cmd_report, &out, &err, 2, "report", path), 0);
+	assert_null(strstr(out, "flow 1:1025 -> 1:1234:"));
+	/* flows are numerically ordered when their bytes tie */
+	a = strstr(out, "1:1025 ");
+	b = strstr(out, "2:5000 ");
+	assert_true(a && b && a < b);
 	free(out);
 	free(err);
 	free(path);
@@ -177,6 +251,16 @@ static void test_report_json(void **state)
 	/* undefined metric is null, not NaN */
 	expect_in(out, "\"user_wait_p99_ns\": null");
 	assert_null(strstr(out, "nan"));
+	/* histograms: totals and per flow, non-empty slots with bounds */
+	expect_in(out, "\"histograms\": {");
+	expect_in(out, "\"low\": 2048,\n");
+	expect_in(out, "\"high\": 4095,\n");
+	expect_in(out, "\"count\": 250\n");
+	assert_non_null(strstr(strstr(out, "\"flows\""), "\"histograms\""));
+	/* per-CPU rows with their cost */
+	expect_in(out, "\"cpus\": [");
+	expect_in(out, "\"cost\": 1600000");
+	expect_in(out, "\"worker_ns\": 6400000");
 	free(out);
 	free(err);
 	free(path);
@@ -359,6 +443,8 @@ int main(void)
 	tzset();
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_report_text_batched),
+		cmocka_unit_test(test_report_80_columns),
+		cmocka_unit_test(test_report_per_flow),
 		cmocka_unit_test(test_report_text_cycles),
 		cmocka_unit_test(test_report_json),
 		cmocka_unit_test(test_report_bad_input),

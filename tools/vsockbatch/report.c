@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * report.c - `vsockbatch report FILE [--json]`: totals, per-packet and
- * per-MB ratios, CPU cost per byte in its own unit, bcc-style log2
- * histograms, per-flow and per-CPU tables.
+ * per-MB ratios (MB = 10^6 bytes, as in top's MB/s), CPU cost per byte
+ * in its own unit, bcc-style log2 histograms, per-flow and per-CPU
+ * tables; -P adds each flow's histograms.  Text fits 80 columns (long
+ * lines wrapped, flow columns left out in table.c's way) unless --wide.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -17,6 +19,7 @@
 #include "hist.h"
 #include "report.h"
 #include "results.h"
+#include "table.h"
 
 void vb_fmt_ns(char *buf, size_t len, double ns)
 {
@@ -61,9 +64,10 @@ static void fmt_num(char *buf, size_t len, double v, const char *f)
 		snprintf(buf, len, f, v);
 }
 
+/* Per MB, MB = 10^6 bytes (the one MB of report, top and README). */
 static double per_mb(uint64_t n, uint64_t bytes)
 {
-	return bytes ? (double)n * 1048576.0 / (double)bytes : NAN;
+	return bytes ? (double)n * 1e6 / (double)bytes : NAN;
 }
 
 const char *vb_cost_per_byte_label(enum vb_cost_unit unit)
@@ -82,43 +86,135 @@ static int cmp_flow_bytes(const void *a, const void *b)
 	return vb_flow_key_cmp(&x->key, &y->key);
 }
 
-static void print_flows(FILE *f, const struct vb_results *r)
+/*
+ * The flow table.  Narrower than its rows, columns go in this order:
+ * BATCHES (PKTS / PKT/B), HOLDp50, LKP/PK, BYTES, HOLDp99, PKT/B, PKTS;
+ * SRC, DST, DR/B and %DEF stay.  --wide shows them all.
+ */
+enum fcol {
+	FC_SRC, FC_DST, FC_PKTS, FC_BYTES, FC_BATCHES, FC_LEN, FC_HOLD50,
+	FC_HOLD99, FC_DR, FC_DEF, FC_LKP, FC_NR
+};
+
+static const struct vb_col flow_cols[FC_NR] = {
+	[FC_SRC]     = { "SRC",     3, 0, true },
+	[FC_DST]     = { "DST",     3, 0, true },
+	[FC_PKTS]    = { "PKTS",    4, 7, false },
+	[FC_BYTES]   = { "BYTES",   5, 4, false },
+	[FC_BATCHES] = { "BATCHES", 7, 1, false },
+	[FC_LEN]     = { "PKT/B",   6, 6, false },
+	[FC_HOLD50]  = { "HOLDp50", 7, 2, false },
+	[FC_HOLD99]  = { "HOLDp99", 7, 5, false },
+	[FC_DR]      = { "DR/B",    5, 0, false },
+	[FC_DEF]     = { "%DEF",    4, 0, false },
+	[FC_LKP]     = { "LKP/PK",  6, 3, false },
+};
+
+struct flow_cells {
+	char text[FC_NR][32];
+	const char *ptr[FC_NR];
+};
+
+static void flow_cells(struct flow_cells *c, const struct vb_flow *fl)
+{
+	struct vb_metrics m;
+	size_t n = sizeof(c->text[0]);
+	int i;
+
+	vb_metrics_compute(&fl->agg, NULL, &m);
+	vb_fmt_flow(c->text[FC_SRC], n, &fl->key, true);
+	vb_fmt_flow(c->text[FC_DST], n, &fl->key, false);
+	snprintf(c->text[FC_PKTS], n, "%llu",
+		 (unsigned long long)fl->agg.cnt[VB_C_PKTS]);
+	snprintf(c->text[FC_BYTES], n, "%llu",
+		 (unsigned long long)fl->agg.cnt[VB_C_BYTES]);
+	snprintf(c->text[FC_BATCHES], n, "%llu",
+		 (unsigned long long)fl->agg.cnt[VB_C_BATCHES]);
+	fmt_num(c->text[FC_LEN], n, m.mean_batch_pkts, "%.2f");
+	vb_fmt_ns(c->text[FC_HOLD50], n, m.hold_p50_ns);
+	vb_fmt_ns(c->text[FC_HOLD99], n, m.hold_p99_ns);
+	fmt_num(c->text[FC_DR], n, m.dr_per_batch, "%.2f");
+	fmt_num(c->text[FC_DEF], n, m.pct_deferred, "%.0f");
+	fmt_num(c->text[FC_LKP], n, m.lookups_per_pkt, "%.2f");
+	for (i = 0; i < FC_NR; i++)
+		c->ptr[i] = c->text[i];
+}
+
+/* Flows by bytes, then by key (numerically); malloc'ed, NULL if none. */
+static struct vb_flow *sorted_flows(const struct vb_results *r)
 {
 	struct vb_flow *sorted;
-	struct vb_metrics m;
-	char s[32], d[32], p50[16], p99[16], mb[16], drb[16], def[16], lk[16];
+
+	if (!r->nflows)
+		return NULL;
+	sorted = malloc(r->nflows * sizeof(*sorted));
+	if (!sorted)
+		return NULL;
+	memcpy(sorted, r->flows, r->nflows * sizeof(*sorted));
+	qsort(sorted, r->nflows, sizeof(*sorted), cmp_flow_bytes);
+	return sorted;
+}
+
+static void print_flows(FILE *f, const struct vb_results *r, int width)
+{
+	struct vb_flow *sorted;
+	struct flow_cells c;
+	struct vb_table t;
+	char buf[512];
 	size_t i;
+	int k;
 
 	fprintf(f, "\nFlows (src -> dst, by bytes)\n");
 	if (!r->nflows) {
 		fprintf(f, "  (none)\n");
 		return;
 	}
-	sorted = malloc(r->nflows * sizeof(*sorted));
+	sorted = sorted_flows(r);
 	if (!sorted)
 		return;
-	memcpy(sorted, r->flows, r->nflows * sizeof(*sorted));
-	qsort(sorted, r->nflows, sizeof(*sorted), cmp_flow_bytes);
-	fprintf(f, "  %-14s %-14s %9s %10s %8s %6s %8s %8s %5s %5s %6s\n",
-		"SRC", "DST", "PKTS", "BYTES", "BATCHES", "PKT/B", "HOLDp50",
-		"HOLDp99", "DR/B", "%DEF", "LKP/PK");
+	vb_table_init(&t, flow_cols, FC_NR);
+	for (i = 0; i < r->nflows; i++) {
+		flow_cells(&c, &sorted[i]);
+		for (k = 0; k < FC_NR; k++)
+			vb_table_fit_cell(&t, k, c.ptr[k]);
+	}
+	vb_table_fit(&t, width > 2 ? width - 2 : width, -1);
+	vb_table_row(&t, buf, sizeof(buf), NULL, -1, NULL, NULL);
+	fprintf(f, "  %s\n", buf);
+	for (i = 0; i < r->nflows; i++) {
+		flow_cells(&c, &sorted[i]);
+		vb_table_row(&t, buf, sizeof(buf), c.ptr, -1, NULL, NULL);
+		fprintf(f, "  %s\n", buf);
+	}
+	if (t.ndropped)
+		fprintf(f, "  (%d column%s left out at %d columns: --wide shows them)\n",
+			t.ndropped, t.ndropped == 1 ? "" : "s", width);
+	free(sorted);
+}
+
+/* -P: each flow's histograms, as runqlat -P prints one per process. */
+static void print_flow_hists(FILE *f, const struct vb_results *r)
+{
+	struct vb_flow *sorted = sorted_flows(r);
+	char s[32], d[32];
+	size_t i;
+	int h;
+
+	if (!sorted)
+		return;
 	for (i = 0; i < r->nflows; i++) {
 		const struct vb_flow *fl = &sorted[i];
 
-		vb_metrics_compute(&fl->agg, NULL, &m);
 		vb_fmt_flow(s, sizeof(s), &fl->key, true);
 		vb_fmt_flow(d, sizeof(d), &fl->key, false);
-		vb_fmt_ns(p50, sizeof(p50), m.hold_p50_ns);
-		vb_fmt_ns(p99, sizeof(p99), m.hold_p99_ns);
-		fmt_num(mb, sizeof(mb), m.mean_batch_pkts, "%.2f");
-		fmt_num(drb, sizeof(drb), m.dr_per_batch, "%.2f");
-		fmt_num(def, sizeof(def), m.pct_deferred, "%.0f");
-		fmt_num(lk, sizeof(lk), m.lookups_per_pkt, "%.2f");
-		fprintf(f, "  %-14s %-14s %9llu %10llu %8llu %6s %8s %8s %5s %5s %6s\n",
-			s, d, (unsigned long long)fl->agg.cnt[VB_C_PKTS],
-			(unsigned long long)fl->agg.cnt[VB_C_BYTES],
-			(unsigned long long)fl->agg.cnt[VB_C_BATCHES], mb, p50,
-			p99, drb, def, lk);
+		for (h = 0; h < VB_H_NR; h++) {
+			if (!vb_hist_total(fl->agg.hist[h].slots, VB_MAX_SLOTS))
+				continue;
+			fprintf(f, "\nflow %s -> %s: %s (%s)\n", s, d,
+				vb_hist_descs[h], vb_hist_units[h]);
+			vb_hist_print(f, fl->agg.hist[h].slots, VB_MAX_SLOTS,
+				      vb_hist_units[h]);
+		}
 	}
 	free(sorted);
 }
@@ -152,6 +248,12 @@ static const char *const kb_reason_names[] = {
 };
 
 void vb_report_text(FILE *f, const struct vb_results *r, const char *name)
+{
+	vb_report_text_opts(f, r, name, 0, false);
+}
+
+void vb_report_text_opts(FILE *f, const struct vb_results *r,
+			 const char *name, int width, bool per_flow)
 {
 	const uint64_t *c = r->totals.cnt;
 	uint64_t bytes = c[VB_C_BYTES], pkts = c[VB_C_PKTS];
@@ -210,7 +312,7 @@ void vb_report_text(FILE *f, const struct vb_results *r, const char *name)
 	fprintf(f, "  user waits     %llu threads slept in __lock_sock, mean %s, p99 %s\n",
 		(unsigned long long)c[VB_C_USER_WAITS], a, b);
 
-	fprintf(f, "\n  %-22s %12s %12s\n", "per", "packet", "MB");
+	fprintf(f, "\n  %-22s %12s %12s\n", "per", "packet", "MB (10^6 B)");
 	{
 		static const struct { const char *name; int id; } rows[] = {
 			{ "lookups", VB_C_LOOKUPS },
@@ -290,7 +392,9 @@ void vb_report_text(FILE *f, const struct vb_results *r, const char *name)
 		vb_hist_print(f, r->totals.hist[h].slots, VB_MAX_SLOTS,
 			      vb_hist_units[h]);
 	}
-	print_flows(f, r);
+	print_flows(f, r, width);
+	if (per_flow)
+		print_flow_hists(f, r);
 	print_cpus(f, r);
 }
 
@@ -321,9 +425,48 @@ static json_t *metrics_json(const struct vb_metrics *m)
 	return o;
 }
 
+/* A histogram's non-empty slots: [{ "low", "high" (null: open), "count" }]. */
+static json_t *hist_json(const uint64_t *slots)
+{
+	json_t *a = json_array(), *e;
+	uint64_t lo, hi;
+	unsigned int i;
+
+	for (i = 0; a && i < VB_MAX_SLOTS; i++) {
+		if (!slots[i])
+			continue;
+		vb_hist_bounds(i, VB_MAX_SLOTS, &lo, &hi);
+		e = json_object();
+		json_object_set_new(e, "low", json_integer((json_int_t)lo));
+		json_object_set_new(e, "high", hi == UINT64_MAX ? json_null() :
+				    json_integer((json_int_t)hi));
+		json_object_set_new(e, "count", json_integer((json_int_t)slots[i]));
+		json_array_append_new(a, e);
+	}
+	return a;
+}
+
+/* Every histogram of an aggregate: { name: { unit, total, slots } }. */
+static json_t *hists_json(const struct vb_agg *agg)
+{
+	json_t *o = json_object(), *h;
+	int k;
+
+	for (k = 0; o && k < VB_H_NR; k++) {
+		h = json_object();
+		json_object_set_new(h, "unit", json_string(vb_hist_units[k]));
+		json_object_set_new(h, "total", json_integer((json_int_t)
+			vb_hist_total(agg->hist[k].slots, VB_MAX_SLOTS)));
+		json_object_set_new(h, "slots", hist_json(agg->hist[k].slots));
+		json_object_set_new(o, vb_hist_names[k], h);
+	}
+	return o;
+}
+
 char *vb_report_json(const struct vb_results *r, const char *name)
 {
 	json_t *root = json_object(), *o, *a, *e;
+	struct vb_flow *sorted;
 	struct vb_metrics m;
 	char *s;
 	size_t i;
@@ -353,9 +496,11 @@ char *vb_report_json(const struct vb_results *r, const char *name)
 		json_object_set_new(o, vb_counter_names[k],
 				    json_integer((json_int_t)r->totals.cnt[k]));
 	json_object_set_new(root, "totals", o);
+	json_object_set_new(root, "histograms", hists_json(&r->totals));
 	a = json_array();
-	for (i = 0; i < r->nflows; i++) {
-		const struct vb_flow *fl = &r->flows[i];
+	sorted = sorted_flows(r);
+	for (i = 0; sorted && i < r->nflows; i++) {
+		const struct vb_flow *fl = &sorted[i];
 		struct vb_metrics fm;
 
 		vb_metrics_compute(&fl->agg, NULL, &fm);
@@ -368,9 +513,27 @@ char *vb_report_json(const struct vb_results *r, const char *name)
 		json_object_set_new(e, "bytes", json_integer((json_int_t)fl->agg.cnt[VB_C_BYTES]));
 		json_object_set_new(e, "batches", json_integer((json_int_t)fl->agg.cnt[VB_C_BATCHES]));
 		json_object_set_new(e, "metrics", metrics_json(&fm));
+		json_object_set_new(e, "histograms", hists_json(&fl->agg));
 		json_array_append_new(a, e);
 	}
+	free(sorted);
 	json_object_set_new(root, "flows", a);
+	a = json_array();
+	for (i = 0; i < r->ncpus; i++) {
+		const struct vb_cpu *c = &r->cpus[i];
+
+		e = json_object();
+		json_object_set_new(e, "cpu", json_integer(c->cpu));
+		json_object_set_new(e, "pkts", json_integer((json_int_t)c->agg.cnt[VB_C_PKTS]));
+		json_object_set_new(e, "batches", json_integer((json_int_t)c->agg.cnt[VB_C_BATCHES]));
+		json_object_set_new(e, "worker_calls", json_integer((json_int_t)c->agg.cnt[VB_C_WORKER_CALLS]));
+		json_object_set_new(e, "worker_ns", json_integer((json_int_t)c->agg.cnt[VB_C_WORKER_NS]));
+		/* cost in cpu_cost.unit; null where it was not measured */
+		json_object_set_new(e, "cost", c->cost >= 0 ?
+				    json_integer((json_int_t)c->cost) : json_null());
+		json_array_append_new(a, e);
+	}
+	json_object_set_new(root, "cpus", a);
 	if (r->self.present) {
 		o = json_object();
 		json_object_set_new(o, "recursion_misses",
@@ -388,18 +551,83 @@ char *vb_report_json(const struct vb_results *r, const char *name)
 	return s;
 }
 
+#define REPORT_WIDTH	80
+
+/*
+ * Break a line longer than width at its last space that fits; the rest
+ * goes on lines indented 4 more than the line's own indent.  A word
+ * longer than the room stays whole.
+ */
+void vb_wrap_line(FILE *out, const char *line, int width)
+{
+	int indent = (int)strspn(line, " "), len, room, cut, first = 1;
+	const char *p = line;
+
+	for (;;) {
+		len = (int)strlen(p);
+		room = first ? width : width - indent - 4;
+		if (len <= room || room < 20) {
+			fprintf(out, "%*s%s\n", first ? 0 : indent + 4, "", p);
+			return;
+		}
+		for (cut = room; cut > 0 && p[cut] != ' '; cut--)
+			;
+		if (cut <= (first ? indent : 0)) {	/* one long word */
+			for (cut = room; p[cut] && p[cut] != ' '; cut++)
+				;
+			if (!p[cut]) {
+				fprintf(out, "%*s%s\n", first ? 0 : indent + 4, "", p);
+				return;
+			}
+		}
+		fprintf(out, "%*s%.*s\n", first ? 0 : indent + 4, "", cut, p);
+		p += cut;
+		while (*p == ' ')
+			p++;
+		first = 0;
+	}
+}
+
+/* The text report, its long lines wrapped at width. */
+static void print_wrapped(FILE *out, const struct vb_results *r,
+			  const char *name, int width, bool per_flow)
+{
+	char *buf = NULL, *line, *nl;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	if (!m) {	/* no memory for the copy: unwrapped is still right */
+		vb_report_text_opts(out, r, name, width, per_flow);
+		return;
+	}
+	vb_report_text_opts(m, r, name, width, per_flow);
+	fclose(m);
+	for (line = buf; line && *line; line = nl ? nl + 1 : NULL) {
+		nl = strchr(line, '\n');
+		if (nl)
+			*nl = 0;
+		vb_wrap_line(out, line, width);
+	}
+	free(buf);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
-"Usage: vsockbatch report FILE [--json]\n"
+"Usage: vsockbatch report FILE [--json] [-P] [-w]\n"
 "\n"
 "Print a results file written by `vsockbatch record`: totals, per-packet\n"
-"and per-MB ratios, CPU cost per byte (cycles, or cpu-clock ns when the\n"
-"machine had no PMU: the unit is always printed), log2 histograms,\n"
-"per-flow and per-CPU tables.\n"
+"and per-MB ratios (MB = 10^6 bytes), CPU cost per byte (cycles, or\n"
+"cpu-clock ns when the machine had no PMU: the unit is always printed),\n"
+"log2 histograms, per-flow and per-CPU tables.  The text fits 80 columns:\n"
+"long lines are wrapped and flow-table columns left out (BATCHES, HOLDp50,\n"
+"LKP/PK, BYTES, HOLDp99, PKT/B, PKTS, in that order) until a row fits.\n"
 "\n"
-"  -j, --json   derived metrics + totals + flows as JSON (one key a line)\n"
-"  -h, --help   this help\n"
+"  -P, --per-flow  each flow's histograms too\n"
+"  -w, --wide      no wrapping, every flow column\n"
+"  -j, --json      derived metrics, totals, histograms, flows (with their\n"
+"                  histograms) and per-CPU rows as JSON (one key a line)\n"
+"  -h, --help      this help\n"
 "\n"
 "Exit status: 0 printed, 1 I/O failure, 2 bad usage or a file that is\n"
 "not a valid results file (malformed, truncated, wrong version).\n");
@@ -409,20 +637,28 @@ int cmd_report(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "per-flow", no_argument, NULL, 'P' },
+		{ "wide", no_argument, NULL, 'w' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct vb_results r;
-	bool json = false;
+	bool json = false, per_flow = false, wide = false;
 	char err[512], *s;
 	int opt, e;
 
 	optind = 1;
 	opterr = 0;	/* one line of our own instead of getopt's */
-	while ((opt = getopt_long(argc, argv, "jh", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "jPwh", longopts, NULL)) != -1) {
 		switch (opt) {
 		case 'j':
 			json = true;
+			break;
+		case 'P':
+			per_flow = true;
+			break;
+		case 'w':
+			wide = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -453,8 +689,10 @@ int cmd_report(int argc, char **argv)
 		}
 		printf("%s\n", s);
 		free(s);
+	} else if (wide) {
+		vb_report_text_opts(stdout, &r, argv[optind], 0, per_flow);
 	} else {
-		vb_report_text(stdout, &r, argv[optind]);
+		print_wrapped(stdout, &r, argv[optind], REPORT_WIDTH, per_flow);
 	}
 	vb_results_free(&r);
 	if (fflush(stdout) || ferror(stdout)) {

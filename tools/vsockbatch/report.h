@@ -8,8 +8,22 @@
 
 #include "results.h"
 
+/* The whole report, no width limit (= vb_report_text_opts(.., 0, false)). */
 void vb_report_text(FILE *f, const struct vb_results *r, const char *name);
-/* Malloc'ed JSON (indent 2) of derived metrics, totals, flows. */
+/*
+ * The report with the flow table fitted to width (0 = every column) and,
+ * with per_flow, every flow's histograms.  Other lines are not wrapped:
+ * see vb_wrap_line().
+ */
+void vb_report_text_opts(FILE *f, const struct vb_results *r,
+			 const char *name, int width, bool per_flow);
+/* One line, broken at spaces to width; continuation indented 4 more. */
+void vb_wrap_line(FILE *out, const char *line, int width);
+/*
+ * Malloc'ed JSON (indent 2): derived metrics, totals, histograms (the
+ * non-empty slots), flows by bytes with their metrics and histograms,
+ * per-CPU rows.
+ */
 char *vb_report_json(const struct vb_results *r, const char *name);
 
 /* "850ns", "12.3us", "4.56ms", "1.23s"; "-" for NaN. */

@@ -9,6 +9,7 @@
 #include <jansson.h>
 
 #include "report.h"
+#include "table.h"
 #include "top.h"
 
 const char *const vb_top_sort_names[VB_SORT_NR] = {
@@ -164,148 +165,77 @@ static void fmt_mbs(char *b, size_t n, double v)
 
 /*
  * The flow table's columns.  At a width too narrow for all of them,
- * columns go in ascending `keep` order until the row fits: BATCH/s first
- * (it is PKTS/s divided by PKT/B), then HOLDp50 (p99 stays), MB/s, PKTS/s,
- * HOLDp99, PKT/B.  SRC, DST, DR/B and %DEF, the columns that show the
- * series working, are never dropped, nor is the column being sorted by.
- * What is still too wide after that is cut at the right edge.
+ * columns go in ascending `keep` order until the row fits (table.c):
+ * BATCH/s first (it is PKTS/s divided by PKT/B), then HOLDp50 (p99
+ * stays), MB/s, PKTS/s, HOLDp99, PKT/B.  SRC, DST, DR/B and %DEF, the
+ * columns that show the series working, are never dropped, nor is the
+ * column being sorted by.  What is still too wide is cut at the edge.
  */
 enum col_id {
 	COL_SRC, COL_DST, COL_PKTS, COL_MBS, COL_BATCHES, COL_LEN,
 	COL_HOLD50, COL_HOLD99, COL_DR, COL_DEF, COL_NR
 };
 
-struct col_def {
-	const char *title;
-	int width;		/* minimum; SRC and DST widen to their data */
-	int keep;		/* drop order: lowest first; 0 = never */
-	int sort;		/* enum vb_top_sort of this column, or -1 */
+static const struct vb_col cols[COL_NR] = {
+	[COL_SRC]     = { "SRC",     3, 0, true },
+	[COL_DST]     = { "DST",     3, 0, true },
+	[COL_PKTS]    = { "PKTS/s",  7, 4, false },
+	[COL_MBS]     = { "MB/s",    6, 3, false },
+	[COL_BATCHES] = { "BATCH/s", 7, 1, false },
+	[COL_LEN]     = { "PKT/B",   6, 6, false },
+	[COL_HOLD50]  = { "HOLDp50", 7, 2, false },
+	[COL_HOLD99]  = { "HOLDp99", 7, 5, false },
+	[COL_DR]      = { "DR/B",    5, 0, false },
+	[COL_DEF]     = { "%DEF",    4, 0, false },
 };
 
-static const struct col_def cols[COL_NR] = {
-	[COL_SRC]     = { "SRC",     3, 0, -1 },
-	[COL_DST]     = { "DST",     3, 0, -1 },
-	[COL_PKTS]    = { "PKTS/s",  7, 4, VB_SORT_PKTS },
-	[COL_MBS]     = { "MB/s",    6, 3, VB_SORT_MBS },
-	[COL_BATCHES] = { "BATCH/s", 7, 1, VB_SORT_BATCHES },
-	[COL_LEN]     = { "PKT/B",   6, 6, VB_SORT_BATCH_LEN },
-	[COL_HOLD50]  = { "HOLDp50", 7, 2, -1 },
-	[COL_HOLD99]  = { "HOLDp99", 7, 5, VB_SORT_HOLD_P99 },
-	[COL_DR]      = { "DR/B",    5, 0, -1 },
-	[COL_DEF]     = { "%DEF",    4, 0, VB_SORT_DEFERRED },
+/* The column of each sort key. */
+static const enum col_id sort_col[VB_SORT_NR] = {
+	[VB_SORT_PKTS] = COL_PKTS,
+	[VB_SORT_MBS] = COL_MBS,
+	[VB_SORT_BATCHES] = COL_BATCHES,
+	[VB_SORT_BATCH_LEN] = COL_LEN,
+	[VB_SORT_HOLD_P99] = COL_HOLD99,
+	[VB_SORT_DEFERRED] = COL_DEF,
 };
 
-struct layout {
-	bool shown[COL_NR];
-	int width[COL_NR];
-	int ndropped;
+struct cells {
+	char text[COL_NR][32];
+	const char *ptr[COL_NR];
 };
 
-static void cell(char *b, size_t n, const struct vb_top_row *r, enum col_id c)
+static void row_cells(struct cells *c, const struct vb_top_row *r)
 {
-	switch (c) {
-	case COL_SRC:
-		vb_fmt_flow(b, n, &r->key, true);
-		break;
-	case COL_DST:
-		vb_fmt_flow(b, n, &r->key, false);
-		break;
-	case COL_PKTS:
-		fmt_si(b, n, r->pkts_s);
-		break;
-	case COL_MBS:
-		fmt_mbs(b, n, r->mb_s);
-		break;
-	case COL_BATCHES:
-		fmt_si(b, n, r->batches_s);
-		break;
-	case COL_LEN:
-		fmt(b, n, r->mean_batch, "%.2f");
-		break;
-	case COL_HOLD50:
-		vb_fmt_ns(b, n, r->hold_p50_ns);
-		break;
-	case COL_HOLD99:
-		vb_fmt_ns(b, n, r->hold_p99_ns);
-		break;
-	case COL_DR:
-		fmt(b, n, r->dr_per_batch, "%.2f");
-		break;
-	default:
-		fmt(b, n, r->pct_deferred, "%.0f");
-		break;
-	}
+	int i;
+
+	vb_fmt_flow(c->text[COL_SRC], sizeof(c->text[0]), &r->key, true);
+	vb_fmt_flow(c->text[COL_DST], sizeof(c->text[0]), &r->key, false);
+	fmt_si(c->text[COL_PKTS], sizeof(c->text[0]), r->pkts_s);
+	fmt_mbs(c->text[COL_MBS], sizeof(c->text[0]), r->mb_s);
+	fmt_si(c->text[COL_BATCHES], sizeof(c->text[0]), r->batches_s);
+	fmt(c->text[COL_LEN], sizeof(c->text[0]), r->mean_batch, "%.2f");
+	vb_fmt_ns(c->text[COL_HOLD50], sizeof(c->text[0]), r->hold_p50_ns);
+	vb_fmt_ns(c->text[COL_HOLD99], sizeof(c->text[0]), r->hold_p99_ns);
+	fmt(c->text[COL_DR], sizeof(c->text[0]), r->dr_per_batch, "%.2f");
+	fmt(c->text[COL_DEF], sizeof(c->text[0]), r->pct_deferred, "%.0f");
+	for (i = 0; i < COL_NR; i++)
+		c->ptr[i] = c->text[i];
 }
 
-static int row_width(const struct layout *l)
-{
-	int c, w = 0;
-
-	for (c = 0; c < COL_NR; c++)
-		if (l->shown[c])
-			w += (w ? 1 : 0) + l->width[c];
-	return w;
-}
-
-static void plan_layout(struct layout *l, const struct vb_top_frame *f,
+static void plan_layout(struct vb_table *t, const struct vb_top_frame *f,
 			int width)
 {
-	char b[48];
+	struct cells c;
 	size_t i;
-	int c, keep, len;
+	int k;
 
-	memset(l, 0, sizeof(*l));
-	for (c = 0; c < COL_NR; c++) {
-		l->shown[c] = true;
-		l->width[c] = cols[c].width;
-		len = (int)strlen(cols[c].title);
-		if (len > l->width[c])
-			l->width[c] = len;
+	vb_table_init(t, cols, COL_NR);
+	for (i = 0; i < f->nrows; i++) {
+		row_cells(&c, &f->rows[i]);
+		for (k = 0; k < COL_NR; k++)
+			vb_table_fit_cell(t, k, c.ptr[k]);
 	}
-	for (i = 0; i < f->nrows; i++)
-		for (c = 0; c < COL_NR; c++) {
-			cell(b, sizeof(b), &f->rows[i], (enum col_id)c);
-			len = (int)strlen(b);
-			if (len > l->width[c])
-				l->width[c] = len;
-		}
-	for (keep = 1; width > 0 && row_width(l) > width && keep <= COL_NR;
-	     keep++)
-		for (c = 0; c < COL_NR; c++)
-			if (cols[c].keep == keep && cols[c].sort != (int)f->sort) {
-				l->shown[c] = false;
-				l->ndropped++;
-			}
-}
-
-/* Row text by the layout; hl_at, hl_len: where the sort column is. */
-static void layout_line(char *buf, size_t n, const struct layout *l,
-			const struct vb_top_row *r, enum vb_top_sort sort,
-			int *hl_at, int *hl_len)
-{
-	char b[48];
-	size_t at = 0;
-	int c, w;
-
-	buf[0] = 0;
-	for (c = 0; c < COL_NR && at < n; c++) {
-		if (!l->shown[c])
-			continue;
-		if (r)
-			cell(b, sizeof(b), r, (enum col_id)c);
-		else
-			snprintf(b, sizeof(b), "%s", cols[c].title);
-		if (at)
-			at += (size_t)snprintf(buf + at, n - at, " ");
-		if (at >= n)
-			break;
-		if (cols[c].sort == (int)sort && hl_at) {
-			*hl_at = (int)at;
-			*hl_len = l->width[c];
-		}
-		w = c <= COL_DST ? -l->width[c] : l->width[c];
-		at += (size_t)snprintf(buf + at, n - at, "%*s", w, b);
-	}
+	vb_table_fit(t, width, sort_col[f->sort]);
 }
 
 static void emit(vb_top_line_fn line, void *ctx, int *idx, int width,
@@ -334,7 +264,8 @@ int vb_top_format(const struct vb_top_frame *f, int width, int first_row,
 {
 	char buf[512], a[32], b[32], c[32], d[64], e[32], g[32], h[48];
 	const struct vb_top_row *t = &f->total;
-	struct layout lay;
+	struct vb_table lay;
+	struct cells cl;
 	int idx = 0, hl_at = -1, hl_len = 0, shown, room, i;
 
 	/* the header: at most 80 columns each, so nothing is cut at 80 */
@@ -396,7 +327,8 @@ int vb_top_format(const struct vb_top_frame *f, int width, int first_row,
 	emit(line, ctx, &idx, width, 0, buf, -1, 0);
 
 	plan_layout(&lay, f, width);
-	layout_line(buf, sizeof(buf), &lay, NULL, f->sort, &hl_at, &hl_len);
+	vb_table_row(&lay, buf, sizeof(buf), NULL, sort_col[f->sort], &hl_at,
+		     &hl_len);
 	emit(line, ctx, &idx, width, 2, buf, hl_at, hl_len);
 	if (nshown)
 		*nshown = 0;
@@ -419,8 +351,8 @@ int vb_top_format(const struct vb_top_frame *f, int width, int first_row,
 	if (nshown)
 		*nshown = shown;
 	for (i = first_row; i < first_row + shown; i++) {
-		layout_line(buf, sizeof(buf), &lay, &f->rows[i], f->sort,
-			    NULL, NULL);
+		row_cells(&cl, &f->rows[i]);
+		vb_table_row(&lay, buf, sizeof(buf), cl.ptr, -1, NULL, NULL);
 		emit(line, ctx, &idx, width, 0, buf, -1, 0);
 	}
 	if (first_row || (size_t)(first_row + shown) < f->nrows) {
@@ -461,6 +393,7 @@ void vb_top_print_totals_line(FILE *out, const struct vb_top_frame *f,
 			      bool header)
 {
 	char b[48], cpu[24];
+	struct cells cl;
 	int c;
 
 	if (header) {
@@ -472,10 +405,9 @@ void vb_top_print_totals_line(FILE *out, const struct vb_top_frame *f,
 	}
 	stamp_text(b, sizeof(b), f->stamp_unix_ns, false);
 	fprintf(out, "%-8s", b);
-	for (c = COL_PKTS; c < COL_NR; c++) {
-		cell(b, sizeof(b), &f->total, (enum col_id)c);
-		fprintf(out, " %*s", cols[c].width, b);
-	}
+	row_cells(&cl, &f->total);
+	for (c = COL_PKTS; c < COL_NR; c++)
+		fprintf(out, " %*s", cols[c].width, cl.ptr[c]);
 	if (!f->cost_measured)
 		snprintf(cpu, sizeof(cpu), "-");
 	else if (f->cost_unit == VB_COST_CYCLES)
