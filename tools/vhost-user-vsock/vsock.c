@@ -17,6 +17,7 @@
  * reset, with a logged reason.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,20 @@
 #include <sys/un.h>
 
 #include "backend.h"
+
+void vsock_init(struct backend *b)
+{
+	b->ctrl_head = NULL;
+	b->ctrl_tail = &b->ctrl_head;
+	if (!b->max_open[0])
+		b->max_open[0] = CONN_MAX_GUEST;
+	if (!b->max_open[1])
+		b->max_open[1] = CONN_MAX_HOST;
+	if (!b->line_timeout_ms)
+		b->line_timeout_ms = LINE_TIMEOUT_MS;
+	if (!b->request_timeout_ms)
+		b->request_timeout_ms = REQUEST_TIMEOUT_MS;
+}
 
 static struct conn *conn_find(struct backend *b, uint32_t host_port,
 			      uint32_t guest_port)
@@ -40,29 +55,35 @@ static struct conn *conn_find(struct backend *b, uint32_t host_port,
 	return NULL;
 }
 
-static struct conn *conn_new(struct backend *b, int fd, enum conn_state st)
+static struct conn *conn_new(struct backend *b, int fd, enum conn_state st,
+			     int from_host)
 {
 	struct conn *c;
 
 	/*
 	 * Each connection holds an fd and up to CONN_BUF_ALLOC of guest data
-	 * the host has not read: bounded, so a guest (or host program) that
-	 * opens connections without end cannot exhaust either.
+	 * the host has not read: bounded per direction, so a guest (or host
+	 * program) that opens connections without end exhausts neither, nor
+	 * locks the other side out.
 	 */
-	if (b->nconns >= CONN_MAX) {
-		logmsg("%u connections open: refusing another", b->nconns);
+	if (b->nopen[from_host] >= b->max_open[from_host]) {
+		logmsg_rl("%u %s-initiated connections open: refusing another",
+			  b->nopen[from_host], from_host ? "host" : "guest");
 		close(fd);
 		return NULL;
 	}
 	c = calloc(1, sizeof(*c));
 	if (!c) {
-		logmsg("out of memory for a connection");
+		logmsg_rl("out of memory for a connection");
 		close(fd);
 		return NULL;
 	}
 	b->nconns++;
+	b->nopen[from_host]++;
 	c->fd = fd;
 	c->state = st;
+	c->from_host = from_host;
+	c->guest_knows = !from_host;
 	c->tag.kind = T_CONN;
 	c->tag.p = c;
 	c->next = b->conns;
@@ -70,36 +91,85 @@ static struct conn *conn_new(struct backend *b, int fd, enum conn_state st)
 	return c;
 }
 
-/* Queue a header-only packet for the guest; -1 (logged) if the queue is full. */
-static int queue_ctrl(struct backend *b, uint32_t host_port,
-		      uint32_t guest_port, uint16_t op, uint32_t flags)
+/* @c owes the guest @what (CTRL_*): on the FIFO unless it is already. */
+static void ctrl_owe(struct backend *b, struct conn *c, unsigned int what)
+{
+	c->ctrl |= what;
+	if (c->on_ctrl)
+		return;
+	c->on_ctrl = 1;
+	c->ctrl_next = NULL;
+	*b->ctrl_tail = c;
+	b->ctrl_tail = &c->ctrl_next;
+}
+
+static struct conn *ctrl_pop(struct backend *b)
+{
+	struct conn *c = b->ctrl_head;
+
+	if (!c)
+		return NULL;
+	b->ctrl_head = c->ctrl_next;
+	if (!b->ctrl_head)
+		b->ctrl_tail = &b->ctrl_head;
+	c->on_ctrl = 0;
+	c->ctrl_next = NULL;
+	return c;
+}
+
+/* Take @c off the FIFO (it owes nothing any more and is about to go). */
+static void ctrl_unlink(struct backend *b, struct conn *c)
+{
+	struct conn **pp;
+
+	for (pp = &b->ctrl_head; *pp; pp = &(*pp)->ctrl_next) {
+		if (*pp != c)
+			continue;
+		*pp = c->ctrl_next;
+		if (!*pp)
+			b->ctrl_tail = pp;
+		break;
+	}
+	c->on_ctrl = 0;
+	c->ctrl_next = NULL;
+}
+
+/* The first connection on the FIFO that still owes something. */
+static struct conn *ctrl_peek(struct backend *b)
+{
+	while (b->ctrl_head && !b->ctrl_head->ctrl)
+		ctrl_pop(b);
+	return b->ctrl_head;
+}
+
+/*
+ * An RST for a connection we do not have.  The caller made sure there is
+ * room: TX is not processed while the ring is full (tx_must_wait()).
+ */
+static void reply_rst(struct backend *b, uint32_t host_port, uint32_t guest_port)
 {
 	struct ctrl_pkt *p;
 
-	if (b->ctrl_len == CTRL_QUEUE_MAX) {
-		logmsg("control queue full: dropping %s for %u->%u",
-		       vsock_op_name(op), host_port, guest_port);
-		return -1;
+	if (b->rst_len == REPLY_MAX) {
+		/* Cannot happen: one TX packet owes at most one of these. */
+		logmsg_rl("RST ring full: RST for %u->%u not sent", host_port, guest_port);
+		return;
 	}
-	p = &b->ctrl[(b->ctrl_head + b->ctrl_len++) % CTRL_QUEUE_MAX];
+	p = &b->rst[(b->rst_head + b->rst_len++) % REPLY_MAX];
 	p->host_port = host_port;
 	p->guest_port = guest_port;
-	p->op = op;
-	p->flags = flags;
-	return 0;
 }
 
-/* Close the host side; tell the guest with RST unless it told us. */
-static void conn_kill(struct backend *b, struct conn *c, int rst,
-		      const char *why)
+/* Answers are owed that the guest has not taken: leave TX in its ring. */
+static int tx_must_wait(const struct backend *b)
 {
-	if (c->state == C_DEAD)
+	return b->rst_len >= REPLY_MAX || b->nzombie >= REPLY_MAX;
+}
+
+static void conn_close_fd(struct backend *b, struct conn *c)
+{
+	if (c->fd < 0)
 		return;
-	if (why)
-		logmsg("connection host %u <-> guest %u: %s", c->host_port,
-		       c->guest_port, why);
-	if (rst && c->state != C_HOST_LINE && c->state != C_DRAINING)
-		queue_ctrl(b, c->host_port, c->guest_port, VSOCK_OP_RST, 0);
 	if (c->registered)
 		epoll_ctl(b->epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	c->registered = 0;
@@ -107,7 +177,32 @@ static void conn_kill(struct backend *b, struct conn *c, int rst,
 	c->fd = -1;
 	free(c->pend);
 	c->pend = NULL;
+	c->pend_len = c->pend_off = 0;
+	b->nopen[c->from_host]--;
+}
+
+/*
+ * Close the host side; tell the guest with RST (@rst) if it knows the
+ * connection and has not told us it is gone.  Whatever else was owed is
+ * void: a REQUEST not yet sent is never sent (the guest never hears of
+ * the connection), a RESPONSE not yet sent becomes the RST.
+ */
+static void conn_kill(struct backend *b, struct conn *c, int rst,
+		      const char *why)
+{
+	if (c->state == C_DEAD)
+		return;
+	if (why)
+		logmsg_rl("connection host %u <-> guest %u: %s", c->host_port,
+			  c->guest_port, why);
+	conn_close_fd(b, c);
+	c->ctrl &= CTRL_RST;
+	if (rst && c->guest_knows && c->state != C_HOST_LINE && c->state != C_DRAINING)
+		ctrl_owe(b, c, CTRL_RST);
 	c->state = C_DEAD;
+	c->deadline_ms = 0;
+	if (c->ctrl)
+		b->nzombie++;
 }
 
 static uint32_t conn_credit(const struct conn *c)
@@ -127,12 +222,10 @@ static void maybe_credit_update(struct backend *b, struct conn *c)
 {
 	uint32_t seen_free = CONN_BUF_ALLOC - (c->rx_cnt - c->fwd_cnt_sent);
 
-	if (c->state != C_ESTABLISHED || c->credit_update_queued ||
+	if (c->state != C_ESTABLISHED || (c->ctrl & CTRL_CREDIT_UPDATE) ||
 	    c->fwd_cnt == c->fwd_cnt_sent || seen_free >= CONN_BUF_ALLOC / 2)
 		return;
-	/* Marked only once queued: a dropped update is retried next time. */
-	c->credit_update_queued = !queue_ctrl(b, c->host_port, c->guest_port,
-					      VSOCK_OP_CREDIT_UPDATE, 0);
+	ctrl_owe(b, c, CTRL_CREDIT_UPDATE);
 }
 
 /* Both directions finished: the connection is over. */
@@ -152,8 +245,10 @@ static void flush_pend(struct backend *b, struct conn *c);
  */
 static void conn_guest_gone(struct backend *b, struct conn *c, int rst)
 {
+	/* Nothing but the RST is owed to a guest that is gone. */
+	c->ctrl &= CTRL_RST;
 	if (rst)
-		queue_ctrl(b, c->host_port, c->guest_port, VSOCK_OP_RST, 0);
+		ctrl_owe(b, c, CTRL_RST);
 	flush_pend(b, c);
 	if (c->state == C_DEAD)
 		return;
@@ -242,8 +337,14 @@ static void guest_connect(struct backend *b, const struct vsock_hdr *h)
 	n = snprintf(sa.sun_path, sizeof(sa.sun_path), "%s_%u", b->uds_path,
 		     h->dst_port);
 	if (n < 0 || (size_t)n >= sizeof(sa.sun_path)) {
-		logmsg("guest connect to port %u: socket path too long", h->dst_port);
-		queue_ctrl(b, h->dst_port, h->src_port, VSOCK_OP_RST, 0);
+		logmsg_rl("guest connect to port %u: socket path too long", h->dst_port);
+		reply_rst(b, h->dst_port, h->src_port);
+		return;
+	}
+	if (b->nopen[0] >= b->max_open[0]) {
+		logmsg_rl("guest connect to port %u: %u guest-initiated connections open",
+			  h->dst_port, b->nopen[0]);
+		reply_rst(b, h->dst_port, h->src_port);
 		return;
 	}
 	/*
@@ -254,24 +355,27 @@ static void guest_connect(struct backend *b, const struct vsock_hdr *h)
 	 */
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		if (b->verbose)
-			logmsg("guest connect to port %u: %s: %s", h->dst_port,
-			       sa.sun_path, strerror(errno));
+		if (fd < 0)
+			logmsg_rl("guest connect to port %u: socket: %s", h->dst_port,
+				  strerror(errno));
+		else if (b->verbose)
+			logmsg_rl("guest connect to port %u: %s: %s", h->dst_port,
+				  sa.sun_path, strerror(errno));
 		if (fd >= 0)
 			close(fd);
-		queue_ctrl(b, h->dst_port, h->src_port, VSOCK_OP_RST, 0);
+		reply_rst(b, h->dst_port, h->src_port);
 		return;
 	}
-	c = conn_new(b, fd, C_ESTABLISHED);
+	c = conn_new(b, fd, C_ESTABLISHED, 0);
 	if (!c) {
-		queue_ctrl(b, h->dst_port, h->src_port, VSOCK_OP_RST, 0);
+		reply_rst(b, h->dst_port, h->src_port);
 		return;
 	}
 	c->host_port = h->dst_port;
 	c->guest_port = h->src_port;
 	c->peer_buf_alloc = h->buf_alloc;
 	c->peer_fwd_cnt = h->fwd_cnt;
-	queue_ctrl(b, c->host_port, c->guest_port, VSOCK_OP_RESPONSE, 0);
+	ctrl_owe(b, c, CTRL_RESPONSE);
 }
 
 /* One packet from the guest's TX queue. */
@@ -286,7 +390,7 @@ static void guest_packet(struct backend *b, const struct vu_chain *ch)
 	int n;
 
 	if (ch->len < VSOCK_HDR_SIZE) {
-		logmsg("guest packet of %llu bytes is shorter than a header: dropped",
+		logmsg_rl("guest packet of %llu bytes is shorter than a header: dropped",
 		       (unsigned long long)ch->len);
 		b->refused_pkts++;
 		return;
@@ -294,14 +398,14 @@ static void guest_packet(struct backend *b, const struct vu_chain *ch)
 	iov_copy_out(ch->iov, ch->niov, 0, raw, sizeof(raw));
 	vsock_hdr_decode(raw, &h);
 	if (h.len > ch->len - VSOCK_HDR_SIZE) {
-		logmsg("guest %s packet says %u payload bytes in a %llu-byte buffer: dropped",
+		logmsg_rl("guest %s packet says %u payload bytes in a %llu-byte buffer: dropped",
 		       vsock_op_name(h.op), h.len,
 		       (unsigned long long)(ch->len - VSOCK_HDR_SIZE));
 		b->refused_pkts++;
 		return;
 	}
 	if (h.src_cid != b->dev.guest_cid || h.dst_cid != VSOCK_HOST_CID) {
-		logmsg("guest packet from CID %llu to CID %llu (want %llu -> %u): dropped",
+		logmsg_rl("guest packet from CID %llu to CID %llu (want %llu -> %u): dropped",
 		       (unsigned long long)h.src_cid, (unsigned long long)h.dst_cid,
 		       (unsigned long long)b->dev.guest_cid, VSOCK_HOST_CID);
 		b->refused_pkts++;
@@ -309,17 +413,17 @@ static void guest_packet(struct backend *b, const struct vu_chain *ch)
 	}
 	c = conn_find(b, h.dst_port, h.src_port);
 	if (h.type != VSOCK_TYPE_STREAM) {
-		if (h.op != VSOCK_OP_RST)
-			queue_ctrl(b, h.dst_port, h.src_port, VSOCK_OP_RST, 0);
 		if (c)
-			conn_kill(b, c, 0, "non-stream packet");
+			conn_kill(b, c, h.op != VSOCK_OP_RST, "non-stream packet");
+		else if (h.op != VSOCK_OP_RST)
+			reply_rst(b, h.dst_port, h.src_port);
 		return;
 	}
 	if (!c) {
 		if (h.op == VSOCK_OP_REQUEST)
 			guest_connect(b, &h);
 		else if (h.op != VSOCK_OP_RST)
-			queue_ctrl(b, h.dst_port, h.src_port, VSOCK_OP_RST, 0);
+			reply_rst(b, h.dst_port, h.src_port);
 		return;
 	}
 	c->peer_buf_alloc = h.buf_alloc;
@@ -329,11 +433,12 @@ static void guest_packet(struct backend *b, const struct vu_chain *ch)
 		conn_kill(b, c, 1, "REQUEST on an existing connection");
 		break;
 	case VSOCK_OP_RESPONSE:
-		if (c->state != C_HOST_CONNECTING) {
+		if (c->state != C_HOST_CONNECTING || !c->guest_knows) {
 			conn_kill(b, c, 1, "unexpected RESPONSE");
 			break;
 		}
 		c->state = C_ESTABLISHED;
+		c->deadline_ms = 0;
 		n = snprintf(line, sizeof(line), "OK %u\n", c->host_port);
 		if (send(c->fd, line, n, MSG_NOSIGNAL | MSG_DONTWAIT) != n)
 			conn_kill(b, c, 1, "could not write OK to the host socket");
@@ -356,9 +461,8 @@ static void guest_packet(struct backend *b, const struct vu_chain *ch)
 	case VSOCK_OP_CREDIT_UPDATE:
 		break;
 	case VSOCK_OP_CREDIT_REQUEST:
-		if (!c->credit_update_queued)
-			c->credit_update_queued = !queue_ctrl(b, c->host_port, c->guest_port,
-							      VSOCK_OP_CREDIT_UPDATE, 0);
+		if (c->state == C_ESTABLISHED)
+			ctrl_owe(b, c, CTRL_CREDIT_UPDATE);
 		break;
 	case VSOCK_OP_SHUTDOWN:
 		if (h.flags & ~(VSOCK_SHUTDOWN_RCV | VSOCK_SHUTDOWN_SEND)) {
@@ -387,21 +491,37 @@ static void guest_packet(struct backend *b, const struct vu_chain *ch)
 	}
 }
 
-void vsock_on_tx_kick(struct backend *b)
+/* Take the guest's TX packets, unless answers to earlier ones are owed. */
+static void tx_process(struct backend *b)
 {
 	struct vu_vq *vq = &b->dev.vq[VU_VQ_TX];
 	struct vu_chain ch;
 	char why[256];
 	int r;
 
-	while ((r = vu_vq_pop(vq, &b->dev.mem, 0, &ch, why, sizeof(why))) > 0) {
+	for (;;) {
+		if (tx_must_wait(b)) {
+			/* rx_pump() comes back once the guest took them. */
+			b->tx_throttled = 1;
+			break;
+		}
+		r = vu_vq_pop(vq, &b->dev.mem, 0, &ch, why, sizeof(why));
+		if (r < 0)
+			logmsg_rl("%s", why);
+		if (r < 0 || (r == 0 && !vu_vq_want_kick(vq)))
+			break;
+		if (r == 0)
+			continue;	/* more came while we asked for a kick */
 		guest_packet(b, &ch);
 		b->tx_pkts++;
 		vu_vq_push(vq, ch.head, 0);
 	}
-	if (r < 0)
-		logmsg("%s", why);
 	vu_vq_signal(vq);
+}
+
+void vsock_on_tx_kick(struct backend *b)
+{
+	tx_process(b);
 	vsock_rx_pump(b);
 }
 
@@ -450,8 +570,50 @@ static void put_hdr(const struct vu_chain *ch, const struct vsock_hdr *h)
 	iov_copy_in(ch->iov, ch->niov, 0, raw, sizeof(raw));
 }
 
+/* Put one control packet owed to the guest into RX buffer @ch. */
+static void send_ctrl(struct backend *b, const struct vu_chain *ch)
+{
+	struct vu_vq *vq = &b->dev.vq[VU_VQ_RX];
+	struct vsock_hdr h;
+	struct conn *c;
+	uint16_t op;
+
+	if (b->rst_len) {
+		struct ctrl_pkt p = b->rst[b->rst_head];
+
+		b->rst_head = (b->rst_head + 1) % REPLY_MAX;
+		b->rst_len--;
+		fill_hdr(b, &h, p.host_port, p.guest_port, VSOCK_OP_RST, 0, 0, NULL);
+	} else {
+		c = ctrl_pop(b);
+		if (c->ctrl & CTRL_RST) {
+			op = VSOCK_OP_RST;
+			c->ctrl = 0;
+			if (c->state == C_DEAD)
+				b->nzombie--;
+		} else if (c->ctrl & CTRL_REQUEST) {
+			op = VSOCK_OP_REQUEST;
+			c->ctrl &= ~CTRL_REQUEST;
+			c->guest_knows = 1;
+		} else if (c->ctrl & CTRL_RESPONSE) {
+			op = VSOCK_OP_RESPONSE;
+			c->ctrl &= ~CTRL_RESPONSE;
+		} else {
+			op = VSOCK_OP_CREDIT_UPDATE;
+			c->ctrl &= ~CTRL_CREDIT_UPDATE;
+		}
+		fill_hdr(b, &h, c->host_port, c->guest_port, op, 0, 0,
+			 op == VSOCK_OP_RST ? NULL : c);
+		if (c->ctrl)
+			ctrl_owe(b, c, 0);	/* the rest after the others' */
+	}
+	put_hdr(ch, &h);
+	vu_vq_push(vq, ch->head, VSOCK_HDR_SIZE);
+	b->rx_pkts++;
+}
+
 /* Fill the guest's RX buffers: control packets first, then data. */
-void vsock_rx_pump(struct backend *b)
+static void rx_fill(struct backend *b)
 {
 	struct vu_vq *vq = &b->dev.vq[VU_VQ_RX];
 	struct iovec s[VU_CHAIN_MAX_IOV];
@@ -461,41 +623,37 @@ void vsock_rx_pump(struct backend *b)
 	struct conn *c;
 	uint32_t cap;
 	ssize_t n;
-	int r;
+	int r, ctrl;
 
 	while (vu_vq_ready(vq)) {
 		c = NULL;
-		if (!b->ctrl_len && !(c = next_sendable(b)))
+		ctrl = b->rst_len || ctrl_peek(b);
+		if (!ctrl && !(c = next_sendable(b)))
 			break;
 		r = vu_vq_pop(vq, &b->dev.mem, 1, &ch, why, sizeof(why));
-		if (r < 0)
-			logmsg("%s", why);
-		if (r <= 0)
+		if (r < 0) {
+			logmsg_rl("%s", why);
 			break;
+		}
+		if (r == 0) {
+			/* Out of buffers with work to do: ask for a kick. */
+			if (vu_vq_want_kick(vq))
+				continue;
+			break;
+		}
 		/*
 		 * A data packet needs a payload byte too: a header-only
 		 * buffer would have readv() read nothing, which looks like
 		 * the host's EOF.
 		 */
 		if (ch.len < VSOCK_HDR_SIZE + (c ? 1 : 0)) {
-			logmsg("guest RX buffer of %llu bytes cannot hold a %s: returned unused",
-			       (unsigned long long)ch.len, c ? "data packet" : "header");
+			logmsg_rl("guest RX buffer of %llu bytes cannot hold a %s: returned unused",
+				  (unsigned long long)ch.len, c ? "data packet" : "header");
 			vu_vq_push(vq, ch.head, 0);
 			continue;
 		}
 		if (!c) {
-			struct ctrl_pkt p = b->ctrl[b->ctrl_head];
-			struct conn *pc;
-
-			b->ctrl_head = (b->ctrl_head + 1) % CTRL_QUEUE_MAX;
-			b->ctrl_len--;
-			pc = conn_find(b, p.host_port, p.guest_port);
-			if (pc && p.op == VSOCK_OP_CREDIT_UPDATE)
-				pc->credit_update_queued = 0;
-			fill_hdr(b, &h, p.host_port, p.guest_port, p.op, p.flags, 0, pc);
-			put_hdr(&ch, &h);
-			vu_vq_push(vq, ch.head, VSOCK_HDR_SIZE);
-			b->rx_pkts++;
+			send_ctrl(b, &ch);
 			continue;
 		}
 		cap = conn_credit(c);
@@ -513,12 +671,10 @@ void vsock_rx_pump(struct backend *b)
 			continue;
 		}
 		if (n < 0) {
-			logmsg("connection host %u <-> guest %u: read: %s",
-			       c->host_port, c->guest_port, strerror(errno));
-			fill_hdr(b, &h, c->host_port, c->guest_port, VSOCK_OP_RST, 0, 0, NULL);
-			put_hdr(&ch, &h);
-			vu_vq_push(vq, ch.head, VSOCK_HDR_SIZE);
-			conn_kill(b, c, 0, NULL);
+			logmsg_rl("connection host %u <-> guest %u: read: %s",
+				  c->host_port, c->guest_port, strerror(errno));
+			conn_kill(b, c, 1, NULL);
+			vu_vq_unpop(vq);	/* the RST goes out through the FIFO */
 			continue;
 		}
 		if (n == 0) {
@@ -539,27 +695,72 @@ void vsock_rx_pump(struct backend *b)
 		b->rx_pkts++;
 		vu_vq_push(vq, ch.head, VSOCK_HDR_SIZE + n);
 	}
-	vu_vq_signal(vq);
+}
+
+void vsock_rx_pump(struct backend *b)
+{
+	unsigned int i;
+
+	/*
+	 * TX waits while answers are owed; once RX took enough of them, the
+	 * TX packets left in their ring are taken (and may owe more).
+	 */
+	for (i = 0; i < 64; i++) {
+		rx_fill(b);
+		if (!b->tx_throttled || tx_must_wait(b))
+			break;
+		b->tx_throttled = 0;
+		tx_process(b);
+	}
+	vu_vq_signal(&b->dev.vq[VU_VQ_RX]);
+}
+
+int vsock_accept(struct backend *b, int lfd, const char *what)
+{
+	int fd;
+
+	for (;;) {
+		fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd >= 0)
+			return fd;
+		if (errno == EINTR)
+			continue;
+		if ((errno == EMFILE || errno == ENFILE) && b->spare_fd > 0) {
+			logmsg_rl("accept on the %s socket: %s: connection refused",
+				  what, strerror(errno));
+			close(b->spare_fd);
+			fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+			if (fd >= 0)
+				close(fd);
+			b->spare_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+			return -1;
+		}
+		if (errno != EAGAIN)
+			logmsg_rl("accept on the %s socket: %s", what, strerror(errno));
+		return -1;
+	}
 }
 
 void vsock_on_uds_accept(struct backend *b)
 {
-	int fd = accept4(b->uds_listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	struct conn *c;
+	int fd = vsock_accept(b, b->uds_listen_fd, "host endpoint");
 
-	if (fd < 0) {
-		if (errno != EAGAIN && errno != EINTR)
-			logmsg("accept on the host socket: %s", strerror(errno));
+	if (fd < 0)
 		return;
-	}
-	conn_new(b, fd, C_HOST_LINE);
+	c = conn_new(b, fd, C_HOST_LINE, 1);
+	if (c)
+		c->deadline_ms = now_ms() + b->line_timeout_ms;
 }
 
 static int port_in_use(struct backend *b, uint32_t port)
 {
 	struct conn *c;
 
+	/* A closed one whose RST is still owed holds its port too. */
 	for (c = b->conns; c; c = c->next)
-		if (c->state != C_DEAD && c->state != C_HOST_LINE && c->host_port == port)
+		if ((c->state != C_DEAD || c->ctrl) && c->state != C_HOST_LINE &&
+		    c->host_port == port)
 			return 1;
 	return 0;
 }
@@ -591,7 +792,12 @@ static void read_connect_line(struct backend *b, struct conn *c)
 	if (c->linelen && c->line[c->linelen - 1] == '\r')
 		c->line[--c->linelen] = 0;
 	if (vsock_parse_connect(c->line, &port, &c->pkt_max)) {
-		logmsg("host sent '%s', want 'CONNECT <port> [<max packet>]': closed", c->line);
+		char text[sizeof(c->line) * 4 + 1];
+
+		/* Host text: its control bytes must not reach a terminal. */
+		log_clean(text, sizeof(text), c->line, c->linelen);
+		logmsg_rl("host sent '%s', want 'CONNECT <port> [<max packet>]' "
+			  "(port 1..4294967294): closed", text);
 		conn_kill(b, c, 0, NULL);
 		return;
 	}
@@ -603,7 +809,8 @@ static void read_connect_line(struct backend *b, struct conn *c)
 	c->host_port = b->next_host_port;
 	c->guest_port = port;
 	c->state = C_HOST_CONNECTING;
-	queue_ctrl(b, c->host_port, c->guest_port, VSOCK_OP_REQUEST, 0);
+	c->deadline_ms = now_ms() + b->request_timeout_ms;
+	ctrl_owe(b, c, CTRL_REQUEST);
 }
 
 void vsock_on_conn_event(struct backend *b, struct conn *c, uint32_t events)
@@ -617,6 +824,11 @@ void vsock_on_conn_event(struct backend *b, struct conn *c, uint32_t events)
 	}
 	if (c->state == C_HOST_LINE) {
 		read_connect_line(b, c);
+		return;
+	}
+	if (c->state == C_HOST_CONNECTING && c->hup) {
+		/* The guest may still answer; it gets an RST if it heard of it. */
+		conn_kill(b, c, 1, b->verbose ? "host closed before the guest answered" : NULL);
 		return;
 	}
 	if (events & EPOLLIN)
@@ -654,31 +866,69 @@ static void update_events(struct backend *b, struct conn *c)
 	c->ep_events = want;
 }
 
-/* After each event batch: free dead connections, refresh epoll interest. */
-void vsock_reap(struct backend *b)
+/* Timed out waiting for the CONNECT line or the guest's answer? */
+static void conn_expire(struct backend *b, struct conn *c, uint64_t now, int *next)
+{
+	uint64_t left;
+
+	if (!c->deadline_ms || (c->state != C_HOST_LINE && c->state != C_HOST_CONNECTING))
+		return;
+	if (now >= c->deadline_ms) {
+		conn_kill(b, c, 1, c->state == C_HOST_LINE ?
+			  "no CONNECT line in time: closed" :
+			  "the guest did not answer the REQUEST in time: closed");
+		return;
+	}
+	left = c->deadline_ms - now;
+	if (*next < 0 || left < (uint64_t)*next)
+		*next = (int)left;
+}
+
+int vsock_reap(struct backend *b)
 {
 	struct conn **pp = &b->conns, *c;
+	uint64_t now = now_ms();
+	int next = -1;
 
 	while ((c = *pp)) {
-		if (c->state == C_DEAD) {
+		conn_expire(b, c, now, &next);
+		if (c->state == C_DEAD && !c->ctrl) {
 			*pp = c->next;
+			if (c->on_ctrl)
+				ctrl_unlink(b, c);
 			if (b->rr == c)
 				b->rr = NULL;
 			free(c);
 			b->nconns--;
 			continue;
 		}
-		update_events(b, c);
+		if (c->state != C_DEAD)
+			update_events(b, c);
 		pp = &c->next;
 	}
+	return next;
 }
 
 void vsock_close_all(struct backend *b)
 {
 	struct conn *c;
 
-	for (c = b->conns; c; c = c->next)
-		conn_kill(b, c, 0, NULL);
-	vsock_reap(b);
-	b->ctrl_len = 0;
+	/*
+	 * The guest is gone with the device: nothing is owed to it.  The
+	 * host sockets close with whatever they had not read: a host peer
+	 * that was writing gets ECONNRESET/EPIPE, one that only reads gets
+	 * EOF (a Unix socket has no RST of its own).
+	 */
+	for (c = b->conns; c; c = c->next) {
+		c->ctrl = 0;
+		c->on_ctrl = 0;
+		c->ctrl_next = NULL;
+		if (c->state != C_DEAD)
+			conn_kill(b, c, 0, NULL);
+	}
+	b->ctrl_head = NULL;
+	b->ctrl_tail = &b->ctrl_head;
+	b->rst_len = 0;
+	b->nzombie = 0;
+	b->tx_throttled = 0;
 }

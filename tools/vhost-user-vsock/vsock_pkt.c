@@ -119,6 +119,9 @@ int vsock_parse_connect(const char *line, uint32_t *port, uint32_t *max)
 	*max = 0;
 	if (strncmp(line, "CONNECT ", 8) || parse_u32(line + 8, &p, port))
 		return -1;
+	/* 0 is reserved; VMADDR_PORT_ANY is what bind() takes, never a peer. */
+	if (*port == 0 || *port == VSOCK_PORT_ANY)
+		return -1;
 	if (!*p)
 		return 0;
 	if (*p != ' ' || parse_u32(p + 1, &p, max) || *p ||

@@ -13,6 +13,7 @@
 #define VSOCK_HDR_SIZE		44u
 #define VSOCK_HOST_CID		2u
 #define VSOCK_TYPE_STREAM	1u
+#define VSOCK_PORT_ANY		0xffffffffu	/* VMADDR_PORT_ANY */
 
 enum vsock_op {
 	VSOCK_OP_INVALID = 0,
@@ -44,7 +45,8 @@ struct vsock_hdr {
  * socket is a byte stream, so a sender's write size is lost on the way in;
  * vhost-vsock turns each host write into one packet, and a sender that
  * announces its write size here gets the same packets.  Returns 0 (with
- * *max = 0 when not given) or -1 if the line is malformed.
+ * *max = 0 when not given) or -1 if the line is malformed or names port 0
+ * or VMADDR_PORT_ANY.
  */
 int vsock_parse_connect(const char *line, uint32_t *port, uint32_t *max);
 

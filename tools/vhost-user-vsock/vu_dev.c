@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* vhost-user back-end: what each message does to the device. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -36,6 +38,13 @@ void vu_dev_reset(struct vu_dev *dev)
 	vu_dev_init(dev, dev->guest_cid);
 }
 
+static int set_nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	return fl < 0 ? -1 : fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+}
+
 static struct vu_vq *queue(struct vu_dev *dev, uint32_t index, const char *req,
 			   char *why, size_t whylen)
 {
@@ -69,6 +78,10 @@ int vu_dev_handle(struct vu_dev *dev, const struct vu_msg *m, int *fds,
 			return -1;
 		}
 		dev->features = m->u64;
+		for (i = 0; i < VU_NR_VQS; i++) {
+			dev->vq[i].event_idx = !!(m->u64 & (1ull << VIRTIO_RING_F_EVENT_IDX));
+			dev->vq[i].signalled_valid = 0;
+		}
 		/* Without the protocol extension, rings start enabled. */
 		if (!(dev->features & (1ull << VU_F_PROTOCOL_FEATURES)))
 			for (i = 0; i < VU_NR_VQS; i++)
@@ -146,6 +159,7 @@ int vu_dev_handle(struct vu_dev *dev, const struct vu_msg *m, int *fds,
 		/* Split rings: the used index restarts where avail does. */
 		vq->last_avail = vq->used_idx = (uint16_t)m->state.num;
 		vq->broken = 0;
+		vq->signalled_valid = 0;
 		break;
 	case VU_GET_VRING_BASE:
 		if (!(vq = queue(dev, m->state.index, name, why, whylen)))
@@ -170,6 +184,17 @@ int vu_dev_handle(struct vu_dev *dev, const struct vu_msg *m, int *fds,
 
 			close_fd(slot);
 			*slot = nfds ? fds[0] : -1;
+			/*
+			 * One thread serves everything: a blocking call fd
+			 * (counter at its maximum) would hang it in write(),
+			 * a blocking kick fd in read().
+			 */
+			if (*slot >= 0 && set_nonblock(*slot) < 0) {
+				snprintf(why, whylen, "%s: fcntl(O_NONBLOCK): %s", name,
+					 strerror(errno));
+				close_fd(slot);
+				return -1;
+			}
 		}
 		if (m->request == VU_SET_VRING_KICK && !(dev->features & (1ull << VU_F_PROTOCOL_FEATURES)))
 			vq->enabled = 1;

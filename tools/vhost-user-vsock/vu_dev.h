@@ -18,9 +18,13 @@
 #define VU_VQ_RX	0	/* device -> guest */
 #define VU_VQ_TX	1	/* guest -> device */
 
-/* What we offer: virtio 1.0 and the protocol-feature extension. */
+/*
+ * What we offer: virtio 1.0, the protocol-feature extension, and
+ * EVENT_IDX (interrupts and kicks only where the other side asks).
+ */
 #define VU_DEV_FEATURES	((1ull << VIRTIO_F_VERSION_1) | \
-			 (1ull << VU_F_PROTOCOL_FEATURES))
+			 (1ull << VU_F_PROTOCOL_FEATURES) | \
+			 (1ull << VIRTIO_RING_F_EVENT_IDX))
 /* CONFIG: QEMU's vhost-user-vsock reads the guest CID with GET_CONFIG. */
 #define VU_DEV_PROTOCOL_FEATURES (1ull << VU_PROTOCOL_F_CONFIG)
 

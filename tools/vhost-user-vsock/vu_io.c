@@ -6,6 +6,7 @@
  * vu_hdr_parse(), so its size is bounded before we read a byte of it.
  */
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -113,6 +114,84 @@ int vu_read_msg(int sock, uint8_t *buf, struct vu_msg *m, int *fds,
 	return 1;
 }
 
+void vu_reader_init(struct vu_reader *r)
+{
+	memset(r, 0, sizeof(*r));
+}
+
+void vu_reader_reset(struct vu_reader *r)
+{
+	close_fds(r->fds, &r->nfds);
+	vu_reader_init(r);
+}
+
+int vu_reader_step(int sock, struct vu_reader *r, int *fds, unsigned int *nfds,
+		   char *why, size_t whylen)
+{
+	union {
+		char b[CMSG_SPACE(VU_MAX_FDS * sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	unsigned int i;
+	size_t want;
+	ssize_t n;
+
+	*nfds = 0;
+	for (;;) {
+		want = r->have_hdr ? VU_HDR_SIZE + r->m.size : VU_HDR_SIZE;
+		if (r->got == want)
+			break;
+		{
+			struct iovec iov = { r->buf + r->got, want - r->got };
+			struct msghdr mh = {
+				.msg_iov = &iov, .msg_iovlen = 1,
+				.msg_control = ctl.b, .msg_controllen = sizeof(ctl.b),
+			};
+
+			n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+				return 0;
+			if (n <= 0) {
+				if (n == 0 && r->got == 0) {
+					vu_reader_reset(r);
+					return -2;
+				}
+				snprintf(why, whylen, "reading a message: %s",
+					 n ? strerror(errno) : "connection closed mid-message");
+				vu_reader_reset(r);
+				return -1;
+			}
+			if (take_fds(&mh, r->fds, &r->nfds)) {
+				snprintf(why, whylen, "more than %u fds with one message",
+					 VU_MAX_FDS);
+				vu_reader_reset(r);
+				return -1;
+			}
+		}
+		r->got += n;
+		if (!r->have_hdr && r->got == VU_HDR_SIZE) {
+			if (vu_hdr_parse(r->buf, VU_HDR_SIZE, &r->m, why, whylen)) {
+				vu_reader_reset(r);
+				return -1;
+			}
+			r->have_hdr = 1;
+		}
+	}
+	if (vu_msg_parse(r->buf, want, r->nfds, &r->m, why, whylen)) {
+		vu_reader_reset(r);
+		return -1;
+	}
+	for (i = 0; i < r->nfds; i++)
+		fds[i] = r->fds[i];
+	*nfds = r->nfds;
+	r->nfds = 0;
+	r->got = 0;
+	r->have_hdr = 0;
+	return 1;
+}
+
 int vu_write_all(int sock, const uint8_t *buf, size_t len)
 {
 	while (len) {
@@ -120,6 +199,14 @@ int vu_write_all(int sock, const uint8_t *buf, size_t len)
 
 		if (n < 0 && errno == EINTR)
 			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			struct pollfd p = { .fd = sock, .events = POLLOUT };
+
+			if (poll(&p, 1, 1000) == 1)
+				continue;
+			errno = ETIMEDOUT;
+			return -1;
+		}
 		if (n <= 0)
 			return -1;
 		buf += n;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 
 #include "vu_mem.h"
 
@@ -80,10 +81,34 @@ int vu_mem_map(struct vu_mem *mem, const struct vu_mem_region *regions,
 		return -1;
 	for (i = 0; i < n; i++) {
 		uint64_t len = regions[i].mmap_offset + regions[i].memory_size;
+		struct stat st;
 		void *p;
 
 		if (len < regions[i].memory_size || len > SIZE_MAX) {
 			snprintf(why, whylen, "memory region %u: offset + size overflows", i);
+			goto fail;
+		}
+		/*
+		 * A mapping past the end of its file is valid, but touching
+		 * those pages raises SIGBUS: a front-end that announces more
+		 * than its fd holds would kill us on the first descriptor
+		 * there.  Guest RAM is a memfd or a (hugetlbfs) file.
+		 */
+		if (fstat(fds[i], &st) < 0) {
+			snprintf(why, whylen, "memory region %u: fstat: %s", i, strerror(errno));
+			goto fail;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			snprintf(why, whylen, "memory region %u: fd is not a memfd or a file (mode 0%o)",
+				 i, (unsigned int)st.st_mode & S_IFMT);
+			goto fail;
+		}
+		if ((uint64_t)st.st_size < len) {
+			snprintf(why, whylen,
+				 "memory region %u: offset %llu + size %llu is beyond the end of its fd (%llu bytes)",
+				 i, (unsigned long long)regions[i].mmap_offset,
+				 (unsigned long long)regions[i].memory_size,
+				 (unsigned long long)st.st_size);
 			goto fail;
 		}
 		p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fds[i], 0);

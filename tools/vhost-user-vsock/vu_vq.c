@@ -140,20 +140,61 @@ void vu_vq_push(struct vu_vq *vq, uint16_t head, uint32_t len)
 	vq->pending_signal++;
 }
 
+/* Has the used index moved past @event, going from @old to @new? */
+static int need_event(uint16_t event, uint16_t new, uint16_t old)
+{
+	return (uint16_t)(new - event - 1) < (uint16_t)(new - old);
+}
+
 void vu_vq_signal(struct vu_vq *vq)
 {
-	uint16_t flags;
+	uint16_t flags, old;
 	uint64_t one = 1;
+	int v;
 
 	if (!vq->pending_signal || !vq->avail)
 		return;
 	vq->pending_signal = 0;
-	/* Order the used-index store before reading the driver's flags. */
+	/* Order the used-index store before reading the driver's fields. */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	flags = __atomic_load_n((const uint16_t *)vq->avail, __ATOMIC_RELAXED);
-	if (flags & VRING_AVAIL_F_NO_INTERRUPT)
-		return;
+	if (vq->event_idx) {
+		/* used_event sits after the avail ring's entries. */
+		uint16_t ev = __atomic_load_n((const uint16_t *)(vq->avail + 4 + 2 * (size_t)vq->num),
+					      __ATOMIC_RELAXED);
+
+		old = vq->signalled_used;
+		v = vq->signalled_valid;
+		vq->signalled_used = vq->used_idx;
+		vq->signalled_valid = 1;
+		if (v && !need_event(ev, vq->used_idx, old)) {
+			vq->signals_saved++;
+			return;
+		}
+	} else {
+		/* The spec has the device ignore this flag under EVENT_IDX. */
+		flags = __atomic_load_n((const uint16_t *)vq->avail, __ATOMIC_RELAXED);
+		if (flags & VRING_AVAIL_F_NO_INTERRUPT) {
+			vq->signals_saved++;
+			return;
+		}
+	}
+	vq->signals++;
 	if (vq->call_fd >= 0 && write(vq->call_fd, &one, sizeof(one)) < 0) {
 		/* EAGAIN: the counter is saturated, the guest will see it. */
 	}
+}
+
+int vu_vq_want_kick(struct vu_vq *vq)
+{
+	if (!vu_vq_ready(vq))
+		return 0;
+	if (vq->event_idx) {
+		/* avail_event sits after the used ring's entries. */
+		__atomic_store_n((uint16_t *)(vq->used + 4 + 8 * (size_t)vq->num),
+				 vq->last_avail, __ATOMIC_RELAXED);
+		/* Publish it before looking at avail->idx again (the driver
+		 * adds, then reads avail_event: one of us sees the other). */
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	}
+	return avail_idx(vq) != vq->last_avail;
 }

@@ -26,6 +26,8 @@
 #define VRING_DESC_F_WRITE	2
 #define VRING_DESC_F_INDIRECT	4
 #define VRING_AVAIL_F_NO_INTERRUPT 1
+/* Feature bit: used_event/avail_event after the rings (virtio 1.1 2.6.7-8). */
+#define VIRTIO_RING_F_EVENT_IDX	29
 
 struct vu_vq {
 	unsigned int index;
@@ -38,7 +40,11 @@ struct vu_vq {
 	int kick_fd, call_fd, err_fd;
 	int enabled;
 	int broken;
+	int event_idx;			/* VIRTIO_RING_F_EVENT_IDX negotiated */
 	unsigned int pending_signal;	/* used entries not yet signalled */
+	uint16_t signalled_used;	/* used index at our last interrupt */
+	int signalled_valid;		/* 0: the next signal is not suppressed */
+	uint64_t signals, signals_saved;	/* interrupts sent / left out */
 };
 
 struct vu_chain {
@@ -82,7 +88,20 @@ int vu_vq_has_avail(const struct vu_vq *vq);
 /* Return chain @head to the driver with @len bytes written. */
 void vu_vq_push(struct vu_vq *vq, uint16_t head, uint32_t len);
 
-/* Interrupt the driver for pushed entries, unless it asked not to be. */
+/*
+ * Interrupt the driver for pushed entries, unless it asked not to be:
+ * with EVENT_IDX only if the used index passed the driver's used_event,
+ * else unless it set VRING_AVAIL_F_NO_INTERRUPT.
+ */
 void vu_vq_signal(struct vu_vq *vq);
+
+/*
+ * We are about to wait for the driver: ask it to kick us for the next
+ * buffer it adds (with EVENT_IDX: avail_event = the next entry we take;
+ * without it the driver always kicks).  Returns 1 if buffers arrived in
+ * the meantime (process them instead of waiting), else 0.  Between two
+ * calls the driver adds buffers without kicking us.
+ */
+int vu_vq_want_kick(struct vu_vq *vq);
 
 #endif
