@@ -81,6 +81,16 @@ VU_LIB_OBJS := $(filter-out %/main.o %/hostio.o,$(VU_OBJS))
 VU_TEST_BINS := $(filter $(OUTPUT)/tests/test_vhost_user%,$(UNIT_BINS))
 VU_FUZZ    := $(OUTPUT)/tests/fuzz_vhost_user
 VSOCK_FUZZ := $(OUTPUT)/tests/fuzz_vsock_pkt
+VU_DISPATCH_FUZZ := $(OUTPUT)/tests/fuzz_vu_dispatch
+VU_FRONTEND_FUZZ := $(OUTPUT)/tests/fuzz_vu_frontend
+# The back-end and its unit test built with ASan + UBSan: make check runs
+# the unit tests against these (test_vhost_user_vsock drives the binary
+# named by VB_VHOST_USER_VSOCK).
+SAN_FLAGS  := -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined \
+	      -fno-sanitize-recover=undefined
+VU_ASAN    := $(OUTPUT)/asan/vhost-user-vsock
+VU_UNIT_ASAN := $(OUTPUT)/asan/test_vhost_user
+VU_HDRS    := $(wildcard tools/vhost-user-vsock/*.h)
 
 ifeq ($(V),1)
 Q =
@@ -167,9 +177,21 @@ $(VU_OBJS) $(patsubst $(OUTPUT)/tests/%,$(OUTPUT)/obj/tests/unit/%.o,$(VU_TEST_B
 	$(wildcard tools/vhost-user-vsock/*.h)
 $(VU_TEST_BINS): $(VU_LIB_OBJS)
 
+$(VU_ASAN): $(VU_SRCS) $(LIB_SRCS) $(VU_HDRS) $(wildcard tools/lib/*.h include/*.h) $(BPF_SKELS)
+	$(call msg,ASAN,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(SAN_FLAGS) -std=gnu11 -D_GNU_SOURCE -Iinclude -Itools/lib -I$(OUTPUT)/bpf \
+		$(VU_SRCS) $(LIB_SRCS) -lm -o $@
+
+$(VU_UNIT_ASAN): tests/unit/test_vhost_user.c $(filter-out %/main.c %/hostio.c,$(VU_SRCS)) $(VU_HDRS)
+	$(call msg,ASAN,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(SAN_FLAGS) -std=gnu11 -D_GNU_SOURCE -Itools/vhost-user-vsock \
+		$(filter %.c,$^) -lcmocka -o $@
+
 # libFuzzer target for the vhost-user parser and the virtqueue walker,
 # built with clang and sanitizers; tests/fuzz-vhost-user.sh runs it briefly.
-$(VU_FUZZ): tests/fuzz/fuzz_vhost_user.c $(filter-out %/main.c %/hostio.c %/vsock.c,$(VU_SRCS)) \
+$(VU_FUZZ): tests/fuzz/fuzz_vhost_user.c $(filter-out %/main.c %/hostio.c %/vsock.c %/loop.c,$(VU_SRCS)) \
 	$(wildcard tools/vhost-user-vsock/*.h) | $(OUTPUT)/tests
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) -g -O1 -std=gnu11 -D_GNU_SOURCE -Itools/vhost-user-vsock \
@@ -197,8 +219,10 @@ $(INSNS_PLUGIN): tools/insns-plugin/vb-insns.c tools/insns-plugin/qemu_plugin_ap
 deps:
 	$(Q)./scripts/deps.sh
 
-unit-check: all $(UNIT_BINS) $(if $(VU_SRCS),$(VU_FUZZ) $(VSOCK_FUZZ))
-	$(Q)./tests/run-unit.sh $(UNIT_BINS)
+unit-check: all $(UNIT_BINS) $(if $(VU_SRCS),$(VU_ASAN) $(VU_UNIT_ASAN) $(VU_FUZZ) $(VSOCK_FUZZ))
+	$(Q)VB_VHOST_USER_VSOCK=$(VU_ASAN) ./tests/run-unit.sh \
+		$(filter-out $(OUTPUT)/tests/test_vhost_user,$(UNIT_BINS)) \
+		$(if $(VU_SRCS),$(VU_UNIT_ASAN))
 	$(if $(VU_SRCS),$(Q)./tests/fuzz-vhost-user.sh $(VU_FUZZ))
 	$(if $(VU_SRCS),$(Q)./tests/fuzz-vhost-user.sh $(VSOCK_FUZZ))
 	$(Q)./tests/top-tmux.sh

@@ -2,7 +2,9 @@
 /*
  * Unit tests for the vhost-user back-end's input handling
  * (tools/vhost-user-vsock): the message parser, guest address
- * translation, the split-virtqueue walker and the device's replies.
+ * translation (also of real memfds), the split-virtqueue walker with and
+ * without EVENT_IDX, the device's replies, and reading messages that
+ * arrive in pieces.
  * Every refusal case checks the reason text too, so a test cannot pass
  * because something else went wrong first.
  */
@@ -14,9 +16,12 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
 #include <cmocka.h>
 
 #include "../../tools/vhost-user-vsock/vu_dev.h"
+#include "../../tools/vhost-user-vsock/vu_io.h"
 #include "../../tools/vhost-user-vsock/vu_mem.h"
 #include "../../tools/vhost-user-vsock/vu_msg.h"
 #include "../../tools/vhost-user-vsock/vu_vq.h"
@@ -604,6 +609,8 @@ static void test_parse_connect(void **state)
 		"CONNECT 5 ", "CONNECT 5x", "CONNECT  5", "connect 5", "CONNECT 4294967296",
 		"CONNECT 5 0", "CONNECT 5 65537", "CONNECT 5 64 1", "CONNECT 5 -64",
 		"CONNECT 5 99999999999999999999", "CONNECT 5\t64",
+		/* Port 0 is reserved, VMADDR_PORT_ANY only binds. */
+		"CONNECT 0", "CONNECT 0 1", "CONNECT 4294967295", "CONNECT 4294967295 64",
 	};
 	uint32_t port, max;
 	size_t i;
@@ -612,14 +619,228 @@ static void test_parse_connect(void **state)
 	assert_int_equal(vsock_parse_connect("CONNECT 1234", &port, &max), 0);
 	assert_int_equal(port, 1234);
 	assert_int_equal(max, 0);
-	assert_int_equal(vsock_parse_connect("CONNECT 4294967295 65536", &port, &max), 0);
-	assert_int_equal(port, 4294967295u);
+	assert_int_equal(vsock_parse_connect("CONNECT 4294967294 65536", &port, &max), 0);
+	assert_int_equal(port, 4294967294u);
 	assert_int_equal(max, 65536);
-	assert_int_equal(vsock_parse_connect("CONNECT 0 1", &port, &max), 0);
+	assert_int_equal(vsock_parse_connect("CONNECT 1 1", &port, &max), 0);
 	assert_int_equal(max, 1);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		if (vsock_parse_connect(bad[i], &port, &max) != -1)
 			fail_msg("accepted '%s'", bad[i]);
+}
+
+/* A memfd of @size bytes whose first bytes say @tag. */
+static int memfd_of(size_t size, const char *tag)
+{
+	int fd = memfd_create("vutest", MFD_CLOEXEC);
+
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, size), 0);
+	assert_int_equal(pwrite(fd, tag, strlen(tag), 0), (ssize_t)strlen(tag));
+	return fd;
+}
+
+/*
+ * Regression (SIGBUS): a region longer than its fd.  Mapping it works,
+ * touching a page past the fd's end kills the process; SET_MEM_TABLE
+ * must refuse it, with the reason.
+ */
+static void test_mem_map_short_fd(void **state)
+{
+	struct vu_mem_region r = { .guest_phys_addr = 0, .memory_size = 4u << 20,
+				   .userspace_addr = 0x7000000000ull };
+	struct vu_mem mem = { 0 };
+	char why[256] = "";
+	int fd = memfd_of(64 << 10, "x");
+
+	(void)state;
+	assert_int_equal(vu_mem_map(&mem, &r, 1, &fd, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "beyond the end of its fd (65536 bytes)"));
+	assert_int_equal(mem.n, 0);
+	/* The offset counts: 64 KiB at offset 4 KiB of a 64 KiB fd is short too. */
+	r.memory_size = 64 << 10;
+	r.mmap_offset = 4096;
+	assert_int_equal(vu_mem_map(&mem, &r, 1, &fd, why, sizeof(why)), -1);
+	/* Exactly the fd: fine, and every byte of it is reachable. */
+	r.mmap_offset = 0;
+	assert_int_equal(vu_mem_map(&mem, &r, 1, &fd, why, sizeof(why)), 0);
+	assert_non_null(vu_gpa_ptr(&mem, (64 << 10) - 1, 1));
+	assert_null(vu_gpa_ptr(&mem, 64 << 10, 1));
+	vu_mem_unmap(&mem);
+	close(fd);
+	/* Not a file at all (a socket): refused, not mapped. */
+	{
+		int sv[2];
+
+		assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+		r.memory_size = 4096;
+		assert_int_equal(vu_mem_map(&mem, &r, 1, &sv[0], why, sizeof(why)), -1);
+		assert_non_null(strstr(why, "not a memfd or a file"));
+		close(sv[0]);
+		close(sv[1]);
+	}
+}
+
+/*
+ * Real memfds, three regions with a hole and an mmap offset, as QEMU
+ * sends them: a buffer across the boundary of two adjacent regions is
+ * two iovecs into two different mappings, and the bytes are the fds'.
+ */
+static void test_mem_map_memfds(void **state)
+{
+	struct vu_mem_region r[3] = {
+		{ .guest_phys_addr = 0, .memory_size = 0x10000,
+		  .userspace_addr = 0x7000000000ull, .mmap_offset = 0 },
+		{ .guest_phys_addr = 0x10000, .memory_size = 0x8000,
+		  .userspace_addr = 0x7100000000ull, .mmap_offset = 0x1000 },
+		{ .guest_phys_addr = 0x100000, .memory_size = 0x1000,
+		  .userspace_addr = 0x7200000000ull, .mmap_offset = 0 },
+	};
+	struct vu_mem mem = { 0 };
+	struct iovec iov[4];
+	unsigned int n = 0;
+	char why[256];
+	int fds[3];
+
+	(void)state;
+	fds[0] = memfd_of(0x10000, "zero");
+	fds[1] = memfd_of(0x9000, "skipped");
+	assert_int_equal(pwrite(fds[1], "one", 3, 0x1000), 3);
+	fds[2] = memfd_of(0x1000, "two");
+	assert_int_equal(vu_mem_map(&mem, r, 3, fds, why, sizeof(why)), 0);
+	assert_int_equal(mem.n, 3);
+	/* The fds may go: the mappings keep the memory. */
+	close(fds[0]);
+	close(fds[1]);
+	close(fds[2]);
+	assert_memory_equal(vu_gpa_ptr(&mem, 0, 4), "zero", 4);
+	assert_memory_equal(vu_gpa_ptr(&mem, 0x10000, 3), "one", 3);	/* after the offset */
+	assert_memory_equal(vu_gpa_ptr(&mem, 0x100000, 3), "two", 3);
+	assert_memory_equal(vu_uva_ptr(&mem, 0x7100000000ull, 3), "one", 3);
+	assert_int_equal(vu_gpa_iov(&mem, 0xfffe, 5, iov, &n, 4), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(iov[0].iov_len, 2);
+	assert_int_equal(iov[1].iov_len, 3);
+	assert_memory_equal(iov[1].iov_base, "one", 3);
+	/* Into the hole after region 1: refused. */
+	n = 0;
+	assert_int_equal(vu_gpa_iov(&mem, 0x17fff, 2, iov, &n, 4), -1);
+	vu_mem_unmap(&mem);
+	assert_int_equal(mem.n, 0);
+}
+
+/*
+ * EVENT_IDX: the device interrupts only when its used index passes the
+ * driver's used_event, and asks for kicks by writing avail_event when it
+ * runs out of buffers; VRING_AVAIL_F_NO_INTERRUPT is ignored then.
+ */
+static void test_vq_event_idx(void **state)
+{
+	struct vu_mem mem;
+	struct vu_vq vq;
+	struct vu_chain c;
+	char why[256];
+	uint64_t v;
+	int i;
+
+	(void)state;
+	setup_vq(&vq, &mem);
+	vq.event_idx = 1;
+	vq.call_fd = eventfd(0, EFD_NONBLOCK);
+	assert_true(vq.call_fd >= 0);
+	for (i = 0; i < 6; i++)
+		set_desc(i, 0x8000 + 64 * i, 44, 0, 0);
+	/* used_event (after the QN avail entries) = 3: interrupt when entry 3 is used. */
+	vu_put16(ram0 + AVAIL_OFF + 4 + 2 * QN, 3);
+	vu_put16(ram0 + AVAIL_OFF, VRING_AVAIL_F_NO_INTERRUPT);	/* ignored */
+	for (i = 0; i < 6; i++)
+		offer(i, i, i + 1);
+	for (i = 0; i < 6; i++) {
+		int fired;
+
+		assert_int_equal(vu_vq_pop(&vq, &mem, 0, &c, why, sizeof(why)), 1);
+		vu_vq_push(&vq, c.head, 0);
+		vu_vq_signal(&vq);
+		fired = read(vq.call_fd, &v, 8) == 8;
+		/* The first one always (nothing signalled yet); then at used 4 (entry 3). */
+		if (fired != (i == 0 || i == 3))
+			fail_msg("used index %d: interrupt %s", i + 1, fired ? "sent" : "left out");
+	}
+	assert_int_equal(vq.signals, 2);
+	assert_int_equal(vq.signals_saved, 4);
+	/* Ring empty: want_kick publishes avail_event = next entry (6). */
+	assert_int_equal(vu_vq_pop(&vq, &mem, 0, &c, why, sizeof(why)), 0);
+	assert_int_equal(vu_vq_want_kick(&vq), 0);
+	assert_int_equal(vu_le16(ram0 + USED_OFF + 4 + 8 * QN), 6);
+	/* A buffer added meanwhile is reported instead of waited for. */
+	set_desc(6, 0x8000, 44, 0, 0);
+	offer(6, 6, 7);
+	assert_int_equal(vu_vq_want_kick(&vq), 1);
+	/* Without EVENT_IDX the flag counts again. */
+	vq.event_idx = 0;
+	assert_int_equal(vu_vq_pop(&vq, &mem, 0, &c, why, sizeof(why)), 1);
+	vu_vq_push(&vq, c.head, 0);
+	vu_vq_signal(&vq);
+	assert_int_equal(read(vq.call_fd, &v, 8), -1);
+	close(vq.call_fd);
+}
+
+/*
+ * A message that arrives in pieces (header split, payload later, its fd
+ * with the first byte): nothing until it is whole, then exactly it; a
+ * close between messages is end of file, one within a message an error.
+ */
+static void test_reader_pieces(void **state)
+{
+	static struct vu_reader rd;
+	union { char b[CMSG_SPACE(sizeof(int))]; struct cmsghdr a; } ctl;
+	struct iovec iov;
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *cm;
+	int sv[2], fds[VU_MAX_FDS], efd = eventfd(0, 0);
+	unsigned int nfds;
+	char why[256];
+	size_t len;
+	uint8_t p[8];
+
+	(void)state;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv), 0);
+	vu_reader_init(&rd);
+	vu_put64(p, 1);		/* SET_VRING_KICK, queue 1, with an fd */
+	len = build(VU_SET_VRING_KICK, VU_VERSION, p, 8);
+	assert_int_equal(vu_reader_step(sv[1], &rd, fds, &nfds, why, sizeof(why)), 0);
+	iov = (struct iovec){ msg, 5 };
+	mh.msg_control = ctl.b;
+	mh.msg_controllen = sizeof(ctl.b);
+	cm = CMSG_FIRSTHDR(&mh);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &efd, sizeof(int));
+	assert_int_equal(sendmsg(sv[0], &mh, 0), 5);
+	assert_int_equal(vu_reader_step(sv[1], &rd, fds, &nfds, why, sizeof(why)), 0);
+	assert_int_equal(write(sv[0], msg + 5, VU_HDR_SIZE - 5 + 3), VU_HDR_SIZE - 5 + 3);
+	assert_int_equal(vu_reader_step(sv[1], &rd, fds, &nfds, why, sizeof(why)), 0);
+	assert_int_equal(write(sv[0], msg + VU_HDR_SIZE + 3, len - VU_HDR_SIZE - 3),
+			 (ssize_t)(len - VU_HDR_SIZE - 3));
+	assert_int_equal(vu_reader_step(sv[1], &rd, fds, &nfds, why, sizeof(why)), 1);
+	assert_int_equal(rd.m.request, VU_SET_VRING_KICK);
+	assert_int_equal(rd.m.fdidx.index, 1);
+	assert_int_equal(nfds, 1);
+	close(fds[0]);
+	/* Half a header, then the front-end goes: an error, not a message. */
+	assert_int_equal(write(sv[0], msg, 3), 3);
+	assert_int_equal(vu_reader_step(sv[1], &rd, fds, &nfds, why, sizeof(why)), 0);
+	close(sv[0]);
+	assert_int_equal(vu_reader_step(sv[1], &rd, fds, &nfds, why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "closed mid-message"));
+	close(sv[1]);
+	/* Between messages: end of file. */
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv), 0);
+	close(sv[0]);
+	assert_int_equal(vu_reader_step(sv[1], &rd, fds, &nfds, why, sizeof(why)), -2);
+	close(sv[1]);
+	close(efd);
 }
 
 int main(void)
@@ -635,6 +856,10 @@ int main(void)
 		cmocka_unit_test(test_device),
 		cmocka_unit_test(test_vsock_hdr),
 		cmocka_unit_test(test_parse_connect),
+		cmocka_unit_test(test_mem_map_short_fd),
+		cmocka_unit_test(test_mem_map_memfds),
+		cmocka_unit_test(test_vq_event_idx),
+		cmocka_unit_test(test_reader_pieces),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -15,7 +15,12 @@
  * CID is dropped; a looping TX chain stops that queue but not the device;
  * a host answering a guest connection (the back-end must not block reading
  * it), a host listener with a full backlog (RST, no stall), RX buffers
- * with room for a header only (handed back, no false EOF).
+ * with room for a header only (handed back, no false EOF).  And the
+ * regressions of issue #14: a device stop in the middle of an epoll batch
+ * (use-after-free under ASan), control packets owed beyond any queue
+ * (nothing dropped), clients that close while connecting, idle clients
+ * and unanswered REQUESTs (timeouts), per-direction quotas, a region
+ * longer than its memfd (SIGBUS), the hardening list, --reconnect.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,8 +37,10 @@
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include "stress_verify.h"
@@ -53,6 +60,7 @@
 
 struct fx {
 	pid_t pid;
+	int lenient;		/* send_msg: the back-end may have gone */
 	int vu, memfd, kick[2], call[2];
 	uint8_t *mem;
 	char dir[64], vu_path[96], uds[96];
@@ -84,7 +92,8 @@ static void send_msg(uint32_t req, const void *p, uint32_t size, const int *fds,
 		cm->cmsg_len = CMSG_LEN(nfds * sizeof(int));
 		memcpy(CMSG_DATA(cm), fds, nfds * sizeof(int));
 	}
-	assert_int_equal(sendmsg(F.vu, &mh, 0), (ssize_t)iov.iov_len);
+	if (sendmsg(F.vu, &mh, MSG_NOSIGNAL) != (ssize_t)iov.iov_len && !F.lenient)
+		fail_msg("sendmsg %s: %s", vu_request_name(req), strerror(errno));
 }
 
 static void recv_reply(uint32_t req, uint8_t *payload, uint32_t size)
@@ -255,6 +264,9 @@ static struct vsock_hdr ghdr(uint32_t src_port, uint32_t dst_port, uint16_t op,
 }
 
 static const char *extra_arg;
+/* More options for the back-end (NULL-terminated), and where its log goes. */
+static const char *extra_args[12];
+static int log_to_file;
 
 /*
  * The guest's side of a host-initiated connection: the next RX packet is
@@ -311,11 +323,12 @@ static const char *backend_bin(void)
 	return bin ? bin : "build/vhost-user-vsock";
 }
 
+static void spawn_backend(const char *bin);
+static void handshake(size_t fd_size, size_t announced);
+
 static int setup(void **state)
 {
-	uint8_t p[VU_MAX_PAYLOAD];
 	const char *bin = backend_bin();
-	unsigned int q, i;
 
 	(void)state;
 	memset(&F, 0, sizeof(F));
@@ -323,18 +336,60 @@ static int setup(void **state)
 	assert_non_null(mkdtemp(F.dir));
 	snprintf(F.vu_path, sizeof(F.vu_path), "%s/vu.sock", F.dir);
 	snprintf(F.uds, sizeof(F.uds), "%s/uds", F.dir);
+	spawn_backend(bin);
+	handshake(MEM_SIZE, MEM_SIZE);
+	return 0;
+}
+
+static void spawn_backend(const char *bin)
+{
 	F.pid = fork();
 	if (F.pid == 0) {
-		char cid[16];
+		char cid[16], logp[128];
+		const char *argv[24];
+		unsigned int n = 0, i;
 
 		snprintf(cid, sizeof(cid), "%u", GUEST_CID);
-		execl(bin, bin, "--socket", F.vu_path, "--uds", F.uds,
-		      "--guest-cid", cid, extra_arg ? "--rx-pkt-max" : NULL,
-		      extra_arg, (char *)NULL);
+		argv[n++] = bin;
+		argv[n++] = "--socket";
+		argv[n++] = F.vu_path;
+		argv[n++] = "--uds";
+		argv[n++] = F.uds;
+		argv[n++] = "--guest-cid";
+		argv[n++] = cid;
+		if (extra_arg) {
+			argv[n++] = "--rx-pkt-max";
+			argv[n++] = extra_arg;
+		}
+		for (i = 0; extra_args[i]; i++)
+			argv[n++] = extra_args[i];
+		argv[n] = NULL;
+		if (log_to_file) {
+			int fd;
+
+			snprintf(logp, sizeof(logp), "%s/backend.log", F.dir);
+			fd = open(logp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+			dup2(fd, 2);
+		}
+		execv(bin, (char **)argv);
 		_exit(127);
 	}
+	/* One test's options only, even if its setup fails below. */
+	extra_args[0] = NULL;
+	log_to_file = 0;
 	F.vu = connect_unix(F.vu_path);
 	assert_true(F.vu >= 0);
+}
+
+/*
+ * The handshake QEMU 7.2 does for vhost-user-vsock, with guest memory a
+ * memfd of @fd_size bytes announced as @announced bytes (the same but
+ * in the SIGBUS test), then the driver's RX buffers.
+ */
+static void handshake(size_t fd_size, size_t announced)
+{
+	uint8_t p[VU_MAX_PAYLOAD];
+	unsigned int q, i;
 
 	/* The handshake QEMU 7.2 does for vhost-user-vsock. */
 	send_msg(VU_GET_FEATURES, NULL, 0, NULL, 0);
@@ -354,13 +409,14 @@ static int setup(void **state)
 
 	send_u64(VU_SET_FEATURES, (1ull << VIRTIO_F_VERSION_1) | (1ull << VU_F_PROTOCOL_FEATURES));
 	F.memfd = memfd_create("guest", MFD_CLOEXEC);
-	assert_int_equal(ftruncate(F.memfd, MEM_SIZE), 0);
+	assert_int_equal(ftruncate(F.memfd, fd_size), 0);
+	/* Our own view is all MEM_SIZE: the pages past fd_size are never touched. */
 	F.mem = mmap(NULL, MEM_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, F.memfd, 0);
 	assert_true(F.mem != MAP_FAILED);
 	memset(p, 0, 8 + 32);
 	vu_put32(p, 1);
 	vu_put64(p + 8, 0);
-	vu_put64(p + 16, MEM_SIZE);
+	vu_put64(p + 16, announced);
 	vu_put64(p + 24, (uintptr_t)F.mem);
 	vu_put64(p + 32, 0);
 	send_msg(VU_SET_MEM_TABLE, p, 8 + 32, &F.memfd, 1);
@@ -381,12 +437,13 @@ static int setup(void **state)
 		send_state(VU_SET_VRING_ENABLE, q, 1);
 	}
 	/* The driver fills RX with 4 KiB buffers. */
+	if (fd_size < RXBUF_OFF + QSZ * RXBUF)
+		return;		/* they would lie past the end of the memfd */
 	for (i = 0; i < QSZ; i++) {
 		put_desc(0, i, RXBUF_OFF + i * RXBUF, RXBUF, VRING_DESC_F_WRITE, 0);
 		avail_add(0, i);
 	}
 	kick(0);
-	return 0;
 }
 
 static int setup_pkt64(void **state)
@@ -427,6 +484,12 @@ static int teardown(void **state)
 	close(F.call[1]);
 	unlink(F.vu_path);
 	unlink(F.uds);
+	{
+		char logp[128];
+
+		snprintf(logp, sizeof(logp), "%s/backend.log", F.dir);
+		unlink(logp);
+	}
 	rmdir(F.dir);
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
 }
@@ -1137,37 +1200,40 @@ static void test_pingpong_tool(void **state)
 }
 
 /*
- * At most 512 connections: the 513th host connection is closed at once
- * (the listener does not spin on it), and a closed one frees its slot.
+ * At most 256 host-initiated connections (the default quota): the 257th
+ * is closed at once (the listener does not spin on it), and a closed one
+ * frees its slot.
  */
 static void test_conn_cap(void **state)
 {
-	static int fds[513];
+	static int fds[257];
 	struct pollfd p;
 	unsigned int i;
 	char c;
 
 	(void)state;
-	for (i = 0; i < 512; i++) {
+	for (i = 0; i < 256; i++) {
 		fds[i] = connect_unix(F.uds);
 		assert_true(fds[i] >= 0);
 	}
-	fds[512] = connect_unix(F.uds);
-	assert_true(fds[512] >= 0);
-	p = (struct pollfd){ .fd = fds[512], .events = POLLIN };
+	fds[256] = connect_unix(F.uds);
+	assert_true(fds[256] >= 0);
+	p = (struct pollfd){ .fd = fds[256], .events = POLLIN };
 	assert_int_equal(poll(&p, 1, 5000), 1);
-	assert_int_equal(read(fds[512], &c, 1), 0);	/* refused: EOF */
-	close(fds[512]);
-	/* The first 512 are all still open (waiting for their CONNECT line). */
-	p = (struct pollfd){ .fd = fds[0], .events = POLLIN };
-	assert_int_equal(poll(&p, 1, 200), 0);
+	assert_int_equal(read(fds[256], &c, 1), 0);	/* refused: EOF */
+	close(fds[256]);
+	/* The first 256 are all still open (waiting for their CONNECT line). */
+	for (i = 0; i < 256; i++) {
+		p = (struct pollfd){ .fd = fds[i], .events = POLLIN };
+		assert_int_equal(poll(&p, 1, 0), 0);
+	}
 	close(fds[0]);
 	usleep(100000);
 	fds[0] = connect_unix(F.uds);
 	assert_true(fds[0] >= 0);
 	p = (struct pollfd){ .fd = fds[0], .events = POLLIN };
 	assert_int_equal(poll(&p, 1, 300), 0);	/* accepted and kept */
-	for (i = 0; i < 512; i++)
+	for (i = 0; i < 256; i++)
 		close(fds[i]);
 }
 
@@ -1211,6 +1277,621 @@ static void test_bad_message(void **state)
 	F.pid = -1;
 }
 
+/* ---- regressions of the four bugs of issue #14, hardening ---- */
+
+/* Read the "OK <port>\n" answer of a host connection; 1 if it came. */
+static int read_ok(int fd)
+{
+	char line[32];
+	unsigned int k;
+
+	for (k = 0; k < sizeof(line) - 1; k++) {
+		if (read(fd, line + k, 1) != 1)
+			return 0;
+		if (line[k] == '\n')
+			break;
+	}
+	return strncmp(line, "OK ", 3) == 0;
+}
+
+/* A host connection to @guest_port, accepted by the guest: its fd. */
+static int host_open(uint32_t guest_port, uint32_t *host_port)
+{
+	char req[32];
+	uint32_t hp;
+	int fd = connect_unix(F.uds);
+
+	assert_true(fd >= 0);
+	snprintf(req, sizeof(req), "CONNECT %u\n", guest_port);
+	assert_int_equal(write(fd, req, strlen(req)), (ssize_t)strlen(req));
+	hp = accept_host_request(guest_port, 65536, 2000);
+	assert_true(read_ok(fd));
+	if (host_port)
+		*host_port = hp;
+	return fd;
+}
+
+/* Within @ms: 1 if the host socket ended (EOF or reset), 0 if not. */
+static int host_ended(int fd, int ms)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	char c;
+
+	if (poll(&p, 1, ms) != 1)
+		return 0;
+	return read(fd, &c, 1) <= 0;
+}
+
+/* Is the back-end still answering vhost-user messages? */
+static void assert_backend_serves(void)
+{
+	uint8_t p[20] = { 0 };
+
+	vu_put32(p + 4, 8);
+	send_msg(VU_GET_CONFIG, p, 20, NULL, 0);
+	recv_reply(VU_GET_CONFIG, p, 20);
+	assert_int_equal(vu_le64(p + 12), GUEST_CID);
+}
+
+/*
+ * Bug 1 (heap-use-after-free): GET_VRING_BASE and host events in one
+ * epoll batch.  The back-end is stopped while the message and a byte on
+ * every host socket arrive, so that one epoll_wait() returns them all:
+ * the stop closes every connection, and the later events of the batch
+ * name them.  It used to free them right there (ASan: heap-use-after-
+ * free in serve(), freed by vsock_reap <- vsock_close_all <-
+ * on_vu_message); make check runs this against an ASan build.
+ */
+static void test_stop_mid_batch(void **state)
+{
+	enum { N = 8 };
+	int fd[N], i;
+	uint8_t p[8];
+
+	(void)state;
+	for (i = 0; i < N; i++)
+		fd[i] = host_open(3000 + i, NULL);
+	assert_int_equal(kill(F.pid, SIGSTOP), 0);
+	send_state(VU_GET_VRING_BASE, 0, 0);
+	for (i = 0; i < N; i++)
+		assert_int_equal(write(fd[i], "x", 1), 1);
+	usleep(50000);
+	assert_int_equal(kill(F.pid, SIGCONT), 0);
+	recv_reply(VU_GET_VRING_BASE, p, 8);
+	for (i = 0; i < N; i++) {
+		assert_true(host_ended(fd[i], 2000));
+		close(fd[i]);
+	}
+	assert_backend_serves();
+	/* Once more with RESET_OWNER, which stops the device too. */
+	send_msg(VU_RESET_OWNER, NULL, 0, NULL, 0);
+	assert_backend_serves();
+}
+
+/* Room for one more TX packet (the device took the older ones) within @ms? */
+static int tx_room(int ms)
+{
+	int i;
+
+	for (i = 0; i <= ms; i++) {
+		uint16_t avail = vu_le16(gpa(RING_OFF(1) + 0x400 + 2));
+
+		if ((uint16_t)(avail - used_idx(1)) < QSZ / 2)
+			return 1;
+		usleep(1000);
+	}
+	return 0;
+}
+
+/* Take every RX buffer away from the device (64 RSTs never given back). */
+static void exhaust_rx(uint32_t first_port)
+{
+	struct vsock_hdr r;
+	int i;
+
+	for (i = 0; i < (int)QSZ; i++) {
+		r = ghdr(first_port + i, 6001, VSOCK_OP_REQUEST, 0, 65536, 0);
+		tx_send(&r, NULL);
+		tx_wait();
+	}
+	for (i = 0; i < (int)QSZ; i++) {
+		int k;
+
+		for (k = 0; k < 2000 && used_idx(0) == F.rx_last_used; k++)
+			usleep(1000);
+		assert_true(used_idx(0) != F.rx_last_used);
+		F.rx_last_used++;
+	}
+}
+
+/*
+ * Bug 2 (dropped REQUEST): a guest that sends packets for unknown
+ * connections while it posts no RX buffers.  Each is owed an RST; the
+ * back-end used to queue them in one 4096-entry queue and drop what did
+ * not fit, the host's REQUEST with them: its CONNECT got neither OK nor
+ * EOF.  Now nothing is dropped: TX waits while answers are owed, every
+ * packet gets its RST, and the host's REQUEST comes through.
+ */
+static void test_ctrl_overflow(void **state)
+{
+	const uint32_t total = 4400, base = 20000;
+	uint32_t sent = 0, rsts = 0, hp = 0;
+	struct vsock_hdr h, r;
+	int fd, i, quiet;
+
+	(void)state;
+	exhaust_rx(9000);
+	while (sent < total && tx_room(300)) {
+		r = ghdr(base + sent, 6002, VSOCK_OP_CREDIT_UPDATE, 0, 65536, 0);
+		tx_send(&r, NULL);
+		sent++;
+	}
+	fd = connect_unix(F.uds);
+	assert_int_equal(write(fd, "CONNECT 5555\n", 13), 13);
+	usleep(100000);
+	/* The driver posts its buffers again and reads everything. */
+	for (i = 0; i < (int)QSZ; i++) {
+		put_desc(0, i, RXBUF_OFF + i * RXBUF, RXBUF, VRING_DESC_F_WRITE, 0);
+		avail_add(0, i);
+	}
+	kick(0);
+	for (quiet = 0; quiet < 3; ) {
+		while (sent < total && tx_room(0)) {
+			r = ghdr(base + sent, 6002, VSOCK_OP_CREDIT_UPDATE, 0, 65536, 0);
+			tx_send(&r, NULL);
+			sent++;
+		}
+		if (!rx_next(&h, NULL, 200)) {
+			quiet++;
+			continue;
+		}
+		quiet = 0;
+		if (h.op == VSOCK_OP_RST && h.src_port == 6002 && h.dst_port >= base) {
+			rsts++;
+			continue;
+		}
+		if (h.op == VSOCK_OP_REQUEST && h.dst_port == 5555) {
+			hp = h.src_port;
+			r = ghdr(5555, hp, VSOCK_OP_RESPONSE, 0, 65536, 0);
+			tx_send(&r, NULL);
+			continue;
+		}
+		fail_msg("unexpected %s %u -> %u", vsock_op_name(h.op), h.src_port, h.dst_port);
+	}
+	if (!hp)
+		fail_msg("the host's REQUEST never reached the guest (%u RSTs of %u came)",
+			 rsts, sent);
+	assert_int_equal(sent, total);
+	assert_int_equal(rsts, sent);	/* one RST for every packet, none dropped */
+	fcntl(fd, F_SETFL, 0);
+	assert_true(read_ok(fd));
+	close(fd);
+}
+
+/* The back-end's open fds (/proc/PID/fd entries). */
+static int backend_fds(void)
+{
+	char path[64], buf[4096];
+	FILE *f;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/bin/ls /proc/%d/fd", (int)F.pid);
+	f = popen(path, "r");
+	assert_non_null(f);
+	while (fgets(buf, sizeof(buf), f))
+		n++;
+	pclose(f);
+	return n;
+}
+
+/* Drain RX for @ms: what the guest ignores (REQUESTs, RSTs). */
+static void rx_drain(int ms)
+{
+	struct vsock_hdr h;
+
+	while (rx_next(&h, NULL, ms))
+		;
+}
+
+/*
+ * Bug 3a (slots held for ever): clients that send their CONNECT line and
+ * close before the guest answers (it never does).  They stayed in
+ * C_HOST_CONNECTING with their fd: 520 cycles left 518 fds open and the
+ * next client was refused.  Now a client's HUP frees its slot at once
+ * (the guest, which saw the REQUEST, gets an RST).
+ */
+static void test_connect_close_cycles(void **state)
+{
+	struct vsock_hdr h, r;
+	int i, fd, nfd;
+
+	(void)state;
+	for (i = 0; i < 520; i++) {
+		fd = connect_unix(F.uds);
+		assert_true(fd >= 0);
+		assert_int_equal(write(fd, "CONNECT 6100\n", 13), 13);
+		close(fd);
+		if (i % 16 == 15)
+			rx_drain(0);
+	}
+	usleep(200000);
+	rx_drain(100);
+	nfd = backend_fds();
+	if (nfd > 30)
+		fail_msg("the back-end holds %d fds after 520 closed clients", nfd);
+	/* The next client gets through. */
+	fd = connect_unix(F.uds);
+	assert_int_equal(write(fd, "CONNECT 6200\n", 13), 13);
+	do {
+		assert_int_equal(rx_next(&h, NULL, 2000), 1);
+	} while (!(h.op == VSOCK_OP_REQUEST && h.dst_port == 6200));
+	r = ghdr(6200, h.src_port, VSOCK_OP_RESPONSE, 0, 65536, 0);
+	tx_send(&r, NULL);
+	assert_true(read_ok(fd));
+	close(fd);
+}
+
+static int setup_limits(void **state)
+{
+	static const char *const args[] = {
+		"--line-timeout", "300", "--request-timeout", "600",
+		"--max-host-conns", "8", "--max-guest-conns", "4", NULL,
+	};
+	unsigned int i;
+	int r;
+
+	for (i = 0; args[i]; i++)
+		extra_args[i] = args[i];
+	extra_args[i] = NULL;
+	r = setup(state);
+	extra_args[0] = NULL;
+	return r;
+}
+
+static uint64_t ms_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Bug 3b: clients that connect and send nothing held every slot; a
+ * REQUEST the guest never answers held its slot for ever.  Now: per-
+ * direction quotas (8 host, 4 guest here), so a full host side does not
+ * lock out the guest; the CONNECT line must come within --line-timeout
+ * and the guest's answer within --request-timeout.
+ */
+static void test_timeouts_quotas(void **state)
+{
+	int idle[8], gfd[4], fd, i;
+	struct vsock_hdr h, r;
+	uint64_t t0, dt;
+	uint32_t hp;
+	char path[128];
+
+	(void)state;
+	for (i = 0; i < 8; i++)
+		idle[i] = connect_unix(F.uds);
+	t0 = ms_now();
+	fd = connect_unix(F.uds);
+	assert_true(host_ended(fd, 200));		/* the 9th: refused at once */
+	close(fd);
+	/* The guest still connects to the host, up to its own quota. */
+	for (i = 0; i < 4; i++)
+		gfd[i] = guest_connect(7300 + i, 5100 + i, 65536, &h);
+	snprintf(path, sizeof(path), "%s_5104", F.uds);
+	fd = listen_unix(path);
+	r = ghdr(7304, 5104, VSOCK_OP_REQUEST, 0, 65536, 0);
+	tx_send(&r, NULL);
+	assert_int_equal(rx_next(&h, NULL, 2000), 1);
+	assert_int_equal(h.op, VSOCK_OP_RST);		/* the 5th: refused */
+	close(fd);
+	unlink(path);
+	for (i = 0; i < 4; i++)
+		close(gfd[i]);
+	/* The idle clients are closed after --line-timeout. */
+	for (i = 0; i < 8; i++) {
+		assert_true(host_ended(idle[i], 3000));
+		close(idle[i]);
+	}
+	dt = ms_now() - t0;
+	if (dt < 250 || dt > 2500)
+		fail_msg("idle clients closed after %llu ms (line timeout 300)",
+			 (unsigned long long)dt);
+	rx_drain(100);	/* the RSTs of the guest connections we closed */
+	/* A REQUEST the guest ignores: the host is closed, the guest gets an RST. */
+	fd = connect_unix(F.uds);
+	assert_int_equal(write(fd, "CONNECT 6300\n", 13), 13);
+	assert_int_equal(rx_next(&h, NULL, 2000), 1);
+	assert_int_equal(h.op, VSOCK_OP_REQUEST);
+	hp = h.src_port;
+	t0 = ms_now();
+	assert_true(host_ended(fd, 3000));
+	dt = ms_now() - t0;
+	close(fd);
+	if (dt < 400 || dt > 2500)
+		fail_msg("unanswered REQUEST closed after %llu ms (timeout 600)",
+			 (unsigned long long)dt);
+	assert_int_equal(rx_next(&h, NULL, 2000), 1);
+	assert_int_equal(h.op, VSOCK_OP_RST);
+	assert_int_equal(h.src_port, hp);
+	/* Every slot is free again. */
+	fd = host_open(6400, NULL);
+	close(fd);
+}
+
+/*
+ * Bug 4 (SIGBUS): a 64 KiB memfd announced as a 4 MiB region, and a TX
+ * descriptor past its end.  The back-end mapped it and died of signal 7
+ * on the first access; now SET_MEM_TABLE is refused (status 1, reason
+ * logged) before anything touches it.
+ */
+static int setup_short_region(void **state)
+{
+	(void)state;
+	memset(&F, 0, sizeof(F));
+	strcpy(F.dir, "/tmp/vb-vutest.XXXXXX");
+	assert_non_null(mkdtemp(F.dir));
+	snprintf(F.vu_path, sizeof(F.vu_path), "%s/vu.sock", F.dir);
+	snprintf(F.uds, sizeof(F.uds), "%s/uds", F.dir);
+	log_to_file = 1;
+	spawn_backend(backend_bin());
+	log_to_file = 0;
+	F.lenient = 1;
+	handshake(64 << 10, MEM_SIZE);
+	return 0;
+}
+
+static int backend_log_has(const char *needle)
+{
+	char path[128], buf[65536];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/backend.log", F.dir);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	return strstr(buf, needle) != NULL;
+}
+
+static int backend_log_count(const char *needle)
+{
+	char path[128], buf[1 << 18], *p;
+	ssize_t n;
+	int fd, k = 0;
+
+	snprintf(path, sizeof(path), "%s/backend.log", F.dir);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	for (p = buf; (p = strstr(p, needle)); p++)
+		k++;
+	return k;
+}
+
+static void test_short_region(void **state)
+{
+	int status, i;
+
+	(void)state;
+	/* A TX packet in the part of the region the memfd does not have. */
+	put_desc(1, 0, 0x80000, VSOCK_HDR_SIZE, 0, 0);
+	avail_add(1, 0);
+	{
+		uint64_t one = 1;
+
+		if (write(F.kick[1], &one, 8) < 0) {
+			/* the back-end may have closed its copy already */
+		}
+	}
+	for (i = 0; i < 300 && waitpid(F.pid, &status, WNOHANG) == 0; i++)
+		usleep(10000);
+	if (i == 300) {
+		kill(F.pid, SIGKILL);
+		waitpid(F.pid, &status, 0);
+		F.pid = -1;
+		fail_msg("the back-end accepted a region beyond the end of its memfd");
+	}
+	F.pid = -1;
+	if (WIFSIGNALED(status))
+		fail_msg("the back-end died of signal %d", WTERMSIG(status));
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 1);
+	assert_true(backend_log_has("beyond the end of its fd (65536 bytes)"));
+}
+
+static int setup_logged(void **state)
+{
+	int r;
+
+	log_to_file = 1;
+	r = setup(state);
+	log_to_file = 0;
+	return r;
+}
+
+/* The back-end's CPU time so far, in ms (utime + stime). */
+static long backend_cpu_ms(void)
+{
+	char path[64], buf[1024], *p;
+	unsigned long ut, st;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)F.pid);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	p = strrchr(buf, ')');
+	assert_non_null(p);
+	/* state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime */
+	assert_int_equal(sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
+				&ut, &st), 2);
+	return (long)((ut + st) * 1000 / sysconf(_SC_CLK_TCK));
+}
+
+/*
+ * Hardening: sockets 0600; CONNECT to port 0 or VMADDR_PORT_ANY refused
+ * before the guest hears of it; host text logged without its control
+ * bytes; log lines a guest can cause rate-limited; half a vhost-user
+ * message stalls nothing; a kick fd that is a socket at EOF does not spin
+ * the loop; a saturated blocking call fd does not hang it.
+ */
+static void test_hardening(void **state)
+{
+	struct vsock_hdr h, r;
+	struct stat st;
+	uint8_t p[20] = { 0 }, hdr[VU_HDR_SIZE];
+	long cpu0;
+	int fd, i, sv[2], blk;
+	uint64_t big = 0xfffffffffffffffeull;
+
+	(void)state;
+	assert_int_equal(stat(F.vu_path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	assert_int_equal(stat(F.uds, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+
+	fd = connect_unix(F.uds);
+	assert_int_equal(write(fd, "CONNECT 0\n", 10), 10);
+	assert_true(host_ended(fd, 2000));
+	close(fd);
+	fd = connect_unix(F.uds);
+	assert_int_equal(write(fd, "CONNECT 4294967295\n", 19), 19);
+	assert_true(host_ended(fd, 2000));
+	close(fd);
+	fd = connect_unix(F.uds);
+	assert_int_equal(write(fd, "CONNECT \x1b[2J\x07\n", 14), 14);
+	assert_true(host_ended(fd, 2000));
+	close(fd);
+	assert_int_equal(rx_next(&h, NULL, 200), 0);	/* no REQUEST for any */
+	usleep(50000);
+	assert_true(backend_log_has("CONNECT \\x1b[2J\\x07"));
+	assert_false(backend_log_has("\x1b"));
+
+	/* 400 packets from a foreign CID: each dropped, few of them logged. */
+	for (i = 0; i < 400; i++) {
+		r = ghdr(8888, 6000, VSOCK_OP_REQUEST, 0, 65536, 0);
+		r.src_cid = 99;
+		assert_true(tx_room(2000));
+		tx_send(&r, NULL);
+	}
+	tx_wait();
+	usleep(50000);
+	i = backend_log_count("from CID 99");
+	if (i < 10 || i > 60)
+		fail_msg("%d of 400 drops logged (burst 50, then 10/s)", i);
+
+	/* Half a GET_CONFIG header: host connections still get through. */
+	vu_put32(hdr, VU_GET_CONFIG);
+	vu_put32(hdr + 4, VU_VERSION);
+	vu_put32(hdr + 8, 20);
+	assert_int_equal(write(F.vu, hdr, 6), 6);
+	usleep(50000);
+	fd = host_open(3100, NULL);
+	close(fd);
+	vu_put32(p + 4, 8);
+	assert_int_equal(write(F.vu, hdr + 6, VU_HDR_SIZE - 6), VU_HDR_SIZE - 6);
+	assert_int_equal(write(F.vu, p, 20), 20);
+	recv_reply(VU_GET_CONFIG, p, 20);
+	assert_int_equal(vu_le64(p + 12), GUEST_CID);
+	rx_drain(100);
+
+	/* A kick fd that is a socket whose peer is gone: no spinning. */
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	close(sv[1]);
+	vu_put64(p, 1);	/* TX */
+	send_msg(VU_SET_VRING_KICK, p, 8, &sv[0], 1);
+	close(sv[0]);
+	usleep(100000);
+	cpu0 = backend_cpu_ms();
+	usleep(500000);
+	if (backend_cpu_ms() - cpu0 > 150)
+		fail_msg("the back-end spun: %ld ms of CPU in 500 ms", backend_cpu_ms() - cpu0);
+	assert_true(backend_log_has("not a working eventfd"));
+
+	/* A blocking call fd at its maximum count: write() would block for ever. */
+	blk = eventfd(0, EFD_CLOEXEC);
+	assert_int_equal(write(blk, &big, 8), 8);
+	vu_put64(p, 0);	/* RX */
+	send_msg(VU_SET_VRING_CALL, p, 8, &blk, 1);
+	fd = connect_unix(F.uds);
+	assert_int_equal(write(fd, "CONNECT 3200\n", 13), 13);	/* a REQUEST and a signal */
+	usleep(200000);
+	assert_backend_serves();
+	close(fd);
+	close(blk);
+	assert_int_equal(kill(F.pid, 0), 0);
+}
+
+/*
+ * --reconnect: when the front-end goes, the back-end closes every host
+ * socket (the device is gone) and serves the next one; SIGTERM ends it
+ * with status 0 and no socket file left.
+ */
+static int setup_reconnect(void **state)
+{
+	int r;
+
+	extra_args[0] = "--reconnect";
+	extra_args[1] = NULL;
+	r = setup(state);
+	extra_args[0] = NULL;
+	return r;
+}
+
+static void test_reconnect(void **state)
+{
+	int fd, status, i;
+	struct stat st;
+
+	(void)state;
+	fd = host_open(3300, NULL);
+	/* The front-end goes (QEMU exits, or its chardev reconnects). */
+	close(F.vu);
+	assert_true(host_ended(fd, 2000));
+	close(fd);
+	munmap(F.mem, MEM_SIZE);
+	close(F.memfd);
+	for (i = 0; i < 2; i++) {
+		close(F.kick[i]);
+		close(F.call[i]);
+	}
+	F.rx_last_used = F.tx_last_used = F.tx_avail = F.tx_next_desc = 0;
+	/* A new front-end, a new guest: everything works again. */
+	F.vu = connect_unix(F.vu_path);
+	assert_true(F.vu >= 0);
+	handshake(MEM_SIZE, MEM_SIZE);
+	fd = host_open(3301, NULL);
+	assert_int_equal(write(fd, "abc", 3), 3);
+	{
+		static uint8_t got[RXBUF];
+		struct vsock_hdr h;
+
+		assert_int_equal(rx_next(&h, got, 2000), 1);
+		assert_int_equal(h.op, VSOCK_OP_RW);
+		assert_memory_equal(got, "abc", 3);
+	}
+	close(fd);
+	/* SIGTERM: exit 0, socket files removed. */
+	assert_int_equal(kill(F.pid, SIGTERM), 0);
+	assert_int_equal(waitpid(F.pid, &status, 0), F.pid);
+	F.pid = -1;
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(stat(F.vu_path, &st), -1);
+	assert_int_equal(stat(F.uds, &st), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1231,6 +1912,13 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_device_stop, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_guest_to_host_reply, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_header_only_rx, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stop_mid_batch, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ctrl_overflow, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_connect_close_cycles, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_timeouts_quotas, setup_limits, teardown),
+		cmocka_unit_test_setup_teardown(test_short_region, setup_short_region, teardown),
+		cmocka_unit_test_setup_teardown(test_hardening, setup_logged, teardown),
+		cmocka_unit_test_setup_teardown(test_reconnect, setup_reconnect, teardown),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

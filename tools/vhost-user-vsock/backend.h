@@ -123,6 +123,7 @@ struct backend {
 	struct conn *ctrl_head, **ctrl_tail;	/* connections owing control */
 	struct ctrl_pkt rst[REPLY_MAX];	/* RSTs for no connection of ours */
 	unsigned int rst_head, rst_len;
+	int ctrl_turn;			/* send_ctrl(): the ring's turn or the FIFO's */
 	int tx_throttled;		/* TX left in the ring: answers owed */
 	int spare_fd;			/* given up to accept-and-close on EMFILE;
 					 * 0: none (fd 0 is never ours) */

@@ -578,7 +578,13 @@ static void send_ctrl(struct backend *b, const struct vu_chain *ch)
 	struct conn *c;
 	uint16_t op;
 
-	if (b->rst_len) {
+	/*
+	 * Turn about between the two, so that a guest flooding us with
+	 * packets for unknown connections cannot starve the REQUESTs of
+	 * host clients (nor they its RSTs).
+	 */
+	b->ctrl_turn ^= 1;
+	if (b->rst_len && (b->ctrl_turn || !ctrl_peek(b))) {
 		struct ctrl_pkt p = b->rst[b->rst_head];
 
 		b->rst_head = (b->rst_head + 1) % REPLY_MAX;
@@ -824,7 +830,9 @@ void vsock_on_conn_event(struct backend *b, struct conn *c, uint32_t events)
 	}
 	if (c->state == C_HOST_LINE) {
 		read_connect_line(b, c);
-		return;
+		if (c->state != C_HOST_CONNECTING)
+			return;
+		/* A client that sent its line and closed: HUP came with it. */
 	}
 	if (c->state == C_HOST_CONNECTING && c->hup) {
 		/* The guest may still answer; it gets an RST if it heard of it. */
@@ -866,32 +874,36 @@ static void update_events(struct backend *b, struct conn *c)
 	c->ep_events = want;
 }
 
-/* Timed out waiting for the CONNECT line or the guest's answer? */
-static void conn_expire(struct backend *b, struct conn *c, uint64_t now, int *next)
+/* Timed out waiting for the CONNECT line or the guest's answer?  1 if so. */
+static int conn_expire(struct backend *b, struct conn *c, uint64_t now, int *next)
 {
 	uint64_t left;
 
 	if (!c->deadline_ms || (c->state != C_HOST_LINE && c->state != C_HOST_CONNECTING))
-		return;
+		return 0;
 	if (now >= c->deadline_ms) {
 		conn_kill(b, c, 1, c->state == C_HOST_LINE ?
 			  "no CONNECT line in time: closed" :
 			  "the guest did not answer the REQUEST in time: closed");
-		return;
+		return 1;
 	}
 	left = c->deadline_ms - now;
 	if (*next < 0 || left < (uint64_t)*next)
 		*next = (int)left;
+	return 0;
 }
 
 int vsock_reap(struct backend *b)
 {
 	struct conn **pp = &b->conns, *c;
 	uint64_t now = now_ms();
-	int next = -1;
+	int next = -1, expired = 0;
 
+	for (c = b->conns; c; c = c->next)
+		expired |= conn_expire(b, c, now, &next);
+	if (expired)
+		vsock_rx_pump(b);	/* their RSTs */
 	while ((c = *pp)) {
-		conn_expire(b, c, now, &next);
 		if (c->state == C_DEAD && !c->ctrl) {
 			*pp = c->next;
 			if (c->on_ctrl)
