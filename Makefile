@@ -200,9 +200,10 @@ $(VU_FUZZ): tests/fuzz/fuzz_vhost_user.c $(filter-out %/main.c %/hostio.c %/vsoc
 
 # libFuzzer target for the virtio-vsock protocol (vsock.c): guest TX packets,
 # RX buffers and host sockets against the real connection code, with the
-# harness's own logmsg() (silent unless VB_FUZZ_LOG is set).
+# device log routed through log_sink (silent unless VB_FUZZ_LOG is set);
+# backend_dispatch() (loop.c) is its loop step.
 $(VSOCK_FUZZ): tests/fuzz/fuzz_vsock_pkt.c \
-	$(filter-out %/main.c %/hostio.c %/log.c,$(VU_SRCS)) \
+	$(filter-out %/main.c %/hostio.c,$(VU_SRCS)) \
 	$(wildcard tools/vhost-user-vsock/*.h) | $(OUTPUT)/tests
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) -g -O1 -std=gnu11 -D_GNU_SOURCE -Itools/vhost-user-vsock \
