@@ -4,7 +4,8 @@
 # corpus (copied: libFuzzer adds to its corpus directory, the repo's stays
 # as committed).  Fails if the fuzzer finds a crash, leak, timeout or
 # sanitizer report.
-#   build/tests/fuzz_vhost_user  vhost-user parser, virtqueue walker
+#   build/tests/fuzz_vhost_user  vhost-user messages with real memfds/eventfds,
+#                                multi-region translation, virtqueue walker
 #                                (tests/fuzz/corpus-vhost-user)
 #   build/tests/fuzz_vsock_pkt   virtio-vsock packets, credit, connection
 #                                table (tests/fuzz/corpus-vsock-pkt)
