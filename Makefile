@@ -82,7 +82,6 @@ VU_TEST_BINS := $(filter $(OUTPUT)/tests/test_vhost_user%,$(UNIT_BINS))
 VU_FUZZ    := $(OUTPUT)/tests/fuzz_vhost_user
 VSOCK_FUZZ := $(OUTPUT)/tests/fuzz_vsock_pkt
 VU_DISPATCH_FUZZ := $(OUTPUT)/tests/fuzz_vu_dispatch
-VU_FRONTEND_FUZZ := $(OUTPUT)/tests/fuzz_vu_frontend
 # The back-end and its unit test built with ASan + UBSan: make check runs
 # the unit tests against these (test_vhost_user_vsock drives the binary
 # named by VB_VHOST_USER_VSOCK).
@@ -217,15 +216,26 @@ $(INSNS_PLUGIN): tools/insns-plugin/vb-insns.c tools/insns-plugin/qemu_plugin_ap
 	$(Q)$(CC) $(CFLAGS) -Itools/insns-plugin -fPIC -shared -fvisibility=hidden \
 		$< -o $@
 
+# libFuzzer target for the event loop (loop.c): vhost-user messages with
+# real fds mixed into batches of host and guest events.
+$(VU_DISPATCH_FUZZ): tests/fuzz/fuzz_vu_dispatch.c \
+	$(filter-out %/main.c %/hostio.c,$(VU_SRCS)) \
+	$(wildcard tools/vhost-user-vsock/*.h) | $(OUTPUT)/tests
+	$(call msg,FUZZ,$@)
+	$(Q)$(CLANG) -g -O1 -std=gnu11 -D_GNU_SOURCE -Itools/vhost-user-vsock \
+		-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+		$(filter %.c,$^) -o $@
+
 deps:
 	$(Q)./scripts/deps.sh
 
-unit-check: all $(UNIT_BINS) $(if $(VU_SRCS),$(VU_ASAN) $(VU_UNIT_ASAN) $(VU_FUZZ) $(VSOCK_FUZZ))
+unit-check: all $(UNIT_BINS) $(if $(VU_SRCS),$(VU_ASAN) $(VU_UNIT_ASAN) $(VU_FUZZ) $(VSOCK_FUZZ) $(VU_DISPATCH_FUZZ))
 	$(Q)VB_VHOST_USER_VSOCK=$(VU_ASAN) ./tests/run-unit.sh \
 		$(filter-out $(OUTPUT)/tests/test_vhost_user,$(UNIT_BINS)) \
 		$(if $(VU_SRCS),$(VU_UNIT_ASAN))
 	$(if $(VU_SRCS),$(Q)./tests/fuzz-vhost-user.sh $(VU_FUZZ))
 	$(if $(VU_SRCS),$(Q)./tests/fuzz-vhost-user.sh $(VSOCK_FUZZ))
+	$(if $(VU_SRCS),$(Q)./tests/fuzz-vhost-user.sh $(VU_DISPATCH_FUZZ))
 	$(Q)./tests/top-tmux.sh
 
 # Bad input to the lab scripts: clear reasons, non-zero exits.

@@ -9,6 +9,9 @@
 #                                (tests/fuzz/corpus-vhost-user)
 #   build/tests/fuzz_vsock_pkt   virtio-vsock packets, credit, connection
 #                                table (tests/fuzz/corpus-vsock-pkt)
+#   build/tests/fuzz_vu_dispatch the event loop: vhost-user messages mixed
+#                                into host-event batches
+#                                (tests/fuzz/corpus-vu-dispatch)
 set -eu
 [ $# -ge 1 ] || { echo "usage: ${0##*/} FUZZER [SECONDS]" >&2; exit 2; }
 fuzzer=$1
@@ -17,6 +20,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 case ${fuzzer##*/} in
 fuzz_vhost_user) corpus=corpus-vhost-user label="vhost-user parser" ;;
 fuzz_vsock_pkt) corpus=corpus-vsock-pkt label="vsock packets" ;;
+fuzz_vu_dispatch) corpus=corpus-vu-dispatch label="event loop" ;;
 *) echo "${0##*/}: unknown fuzzer '$fuzzer'" >&2; exit 2 ;;
 esac
 work=$(mktemp -d /tmp/vb-fuzz.XXXXXX)
