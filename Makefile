@@ -176,11 +176,12 @@ $(VU_OBJS) $(patsubst $(OUTPUT)/tests/%,$(OUTPUT)/obj/tests/unit/%.o,$(VU_TEST_B
 	$(wildcard tools/vhost-user-vsock/*.h)
 $(VU_TEST_BINS): $(VU_LIB_OBJS)
 
-$(VU_ASAN): $(VU_SRCS) $(LIB_SRCS) $(VU_HDRS) $(wildcard tools/lib/*.h include/*.h) $(BPF_SKELS)
+$(VU_ASAN): $(VU_SRCS) $(LIB_SRCS) $(TESTLIB_SRCS) $(VU_HDRS) \
+		$(wildcard tools/lib/*.h tests/lib/*.h include/*.h) $(BPF_SKELS)
 	$(call msg,ASAN,$@)
 	$(Q)mkdir -p $(dir $@)
-	$(Q)$(CC) $(SAN_FLAGS) -std=gnu11 -D_GNU_SOURCE -Iinclude -Itools/lib -I$(OUTPUT)/bpf \
-		$(VU_SRCS) $(LIB_SRCS) -lm -o $@
+	$(Q)$(CC) $(SAN_FLAGS) -std=gnu11 -D_GNU_SOURCE -Iinclude -Itools/lib -Itests/lib \
+		-I$(OUTPUT)/bpf $(VU_SRCS) $(LIB_SRCS) $(TESTLIB_SRCS) -lm -o $@
 
 $(VU_UNIT_ASAN): tests/unit/test_vhost_user.c $(filter-out %/main.c %/hostio.c,$(VU_SRCS)) $(VU_HDRS)
 	$(call msg,ASAN,$@)
