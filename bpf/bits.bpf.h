@@ -3,6 +3,11 @@
 #ifndef VB_BITS_BPF_H
 #define VB_BITS_BPF_H
 
+/* bpf_helpers.h has it; the host-side unit test of vb_slot() does not. */
+#ifndef barrier_var
+#define barrier_var(var) asm volatile("" : "=r"(var) : "0"(var))
+#endif
+
 /* floor(log2(v)) for v > 0, branch-free halving (0 for v == 0). */
 static __always_inline __u32 vb_floor_log2(__u64 v)
 {
@@ -31,7 +36,14 @@ static __always_inline __u32 vb_slot(__u64 v)
 	i = vb_floor_log2(v) + 1;
 	if (i > VB_MAX_SLOTS - 1)
 		i = VB_MAX_SLOTS - 1;
-	return i & (VB_MAX_SLOTS - 1);	/* bound the verifier can see */
+	/*
+	 * The mask is the bound the verifier sees.  Without the barrier
+	 * clang drops it as redundant after the clamp, and then compares a
+	 * zero-extended copy of i but indexes with i itself: 6.12's verifier
+	 * links the two, 6.1's does not ("R0 unbounded memory access").
+	 */
+	barrier_var(i);
+	return i & (VB_MAX_SLOTS - 1);
 }
 
 #endif
