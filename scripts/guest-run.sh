@@ -3,6 +3,11 @@
 # bring its results back.
 #
 # The guest's /results is OUTDIR on the host (virtio-9p), written live.
+# Kernels without built-in 9p (Debian's: their cache entry's `transport`
+# says "blk") get a raw virtio-blk disk instead: the guest's /init writes
+# /results onto it as one tar when the script ends, and this script
+# unpacks it into OUTDIR (so nothing is live there, and a guest that hangs
+# returns only the console).
 # The serial console is streamed to OUTDIR/console.log.  Exit status: the
 # script's own, or
 #   2  bad usage           3  kernel splat (oops, BUG, WARNING, lockdep...)
@@ -93,6 +98,11 @@ if [ -z "$KDIR" ]; then
 	KDIR=$("$VB_ROOT/scripts/kernel-build.sh" "$VARIANT") || exit 1
 fi
 [ -f "$KDIR/bzImage" ] || { echo "${0##*/}: $KDIR has no bzImage" >&2; exit 2; }
+TRANSPORT=$(cat "$KDIR/transport" 2>/dev/null || echo 9p)
+case $TRANSPORT in
+9p|blk) ;;
+*) echo "${0##*/}: $KDIR/transport: unknown results transport '$TRANSPORT'" >&2; exit 2 ;;
+esac
 
 [ -n "$OUTDIR" ] || OUTDIR=$(mktemp -d /tmp/vb-guest.XXXXXX)
 mkdir -p "$OUTDIR" || exit 1
@@ -129,8 +139,16 @@ qemu=(qemu-system-x86_64 -accel tcg -cpu max
 	-smp "$SMP,sockets=$SMP,cores=1,threads=1" -m "$MEM"
 	-nographic -no-reboot -nodefaults -serial stdio
 	-kernel "$KDIR/bzImage" -initrd "$initrd"
-	-append "console=ttyS0 panic=-1 loglevel=6 tsc=reliable tsc_early_khz=$tsc_khz"
-	-virtfs "local,path=$OUTDIR,mount_tag=results,security_model=none,id=results")
+	-append "console=ttyS0 panic=-1 loglevel=6 tsc=reliable tsc_early_khz=$tsc_khz vb.results=$TRANSPORT")
+if [ "$TRANSPORT" = 9p ]; then
+	qemu+=(-virtfs "local,path=$OUTDIR,mount_tag=results,security_model=none,id=results")
+else
+	# Sparse: costs only what the guest writes.
+	disk=$work/results.img
+	truncate -s "${VB_RESULTS_DISK_MB:-512}M" "$disk" || exit 1
+	qemu+=(-drive "file=$disk,format=raw,if=none,id=results,cache=unsafe"
+		-device virtio-blk-pci,drive=results)
+fi
 # icount: the guest's clock is its instruction count, not the host's
 # time, so a busy host slows the run but does not change what it
 # measures; sleep=off warps the clock over idle time instead of waiting.
@@ -192,6 +210,10 @@ if [ -n "$HOSTCMD" ]; then
 	echo "$hrc" >"$OUTDIR/host.exit"
 fi
 elapsed=$(($(date +%s) - start))
+# An empty disk (the guest never got to write it) unpacks to nothing.
+if [ "$TRANSPORT" = blk ] && ! tar -xf "$disk" -C "$OUTDIR" 2>"$work/untar.err"; then
+	echo "${0##*/}: results disk: $(head -n 1 "$work/untar.err")" >&2
+fi
 
 fail() {
 	echo "${0##*/}: $1 (kernel $KDIR, ${elapsed}s); last console lines:" >&2

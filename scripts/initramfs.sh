@@ -2,7 +2,7 @@
 # initramfs.sh KERNELDIR OUT.cpio.gz SCRIPT [ARGS...]: pack a lab initramfs.
 #
 # Contents: busybox-static, the kernel's modules, upstream vsock_test and
-# vsock_perf built from the same tree, every static binary in build/, the
+# vsock_perf built from the same tree (lab kernels only), every static binary in build/, the
 # repo's tests/guest/ scripts (/vb/guest), the script to run (/vb/script)
 # with its arguments (/vb/args, one per line) and environment (/vb/env,
 # from VB_GUEST_ENV: newline-separated KEY=VALUE lines).
@@ -25,7 +25,11 @@ cp "$BUSYBOX" "$stage/bin/busybox"
 cp "$VB_ROOT/scripts/guest/init" "$stage/init"
 chmod +x "$stage/init"
 cp -a "$KDIR/modroot/lib/modules" "$stage/lib/"
-cp "$KDIR/vsock_test" "$KDIR/vsock_perf" "$stage/usr/bin/"
+# Built from the lab's own tree; a Debian kernel's entry has none (the
+# guest tests use build/vb-sender and vb-recv there).
+for f in vsock_test vsock_perf; do
+	[ ! -f "$KDIR/$f" ] || cp "$KDIR/$f" "$stage/usr/bin/"
+done
 
 # Project binaries: only static ones would run here; refuse the others
 # instead of failing obscurely inside the guest.

@@ -14,7 +14,7 @@ set -euo pipefail
 
 usage() {
 	echo "usage: ${0##*/} [-j JOBS] VARIANT" >&2
-	echo "  VARIANT: baseline | p1-3 | patched | debug | baseline-debug" >&2
+	echo "  VARIANT: baseline | p1-3 | patched | debug | baseline-debug | $(debian_variants | sed 's/ / | /g')" >&2
 	exit 2
 }
 
@@ -29,6 +29,8 @@ shift $((OPTIND - 1))
 [ $# -eq 1 ] || usage
 VARIANT=$1
 variant_spec "$VARIANT" || exit 2
+# Debian's kernels are downloaded, not built.
+[ "$VB_KIND" = debian ] && exec "$VB_ROOT/scripts/debian-kernel.sh" "$VARIANT"
 
 [ -r "$VB_SRC_TARBALL" ] ||
 	die "kernel source $VB_SRC_TARBALL not found (apt-get install linux-source-6.12, or run 'make deps')"

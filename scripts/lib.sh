@@ -60,9 +60,13 @@ fix_patches() {
 #   patched   + the whole series
 #   debug     + the whole series with lockdep, atomic-sleep, debugobjects, KASAN
 #   baseline-debug  6.12.117 + fixes with the debug checks
+#   debian-*  Debian's packaged kernels (scripts/config/debian-kernels),
+#             VB_KIND=debian: downloaded by scripts/debian-kernel.sh
 variant_spec() {
 	VB_FRAGMENTS="$VB_CONFIG_DIR/guest.config"
+	VB_KIND=lab
 	case "$1" in
+	debian-*)	debian_spec "$1" ;;
 	baseline)	VB_NPATCHES=0 ;;
 	p1-3)		VB_NPATCHES=3 ;;
 	patched)	VB_NPATCHES=all ;;
@@ -71,9 +75,47 @@ variant_spec() {
 	baseline-debug)	VB_NPATCHES=0
 			VB_FRAGMENTS="$VB_FRAGMENTS $VB_CONFIG_DIR/debug.config" ;;
 	*)
-		echo "unknown kernel variant '$1' (known: baseline p1-3 patched debug baseline-debug)" >&2
+		echo "unknown kernel variant '$1' (known: baseline p1-3 patched debug baseline-debug $(debian_variants))" >&2
 		return 2 ;;
 	esac
+}
+
+# Debian's packaged kernels (scripts/config/debian-kernels): not built
+# here but downloaded, verified and unpacked by scripts/debian-kernel.sh.
+VB_DEBIAN_PINS=${VSOCKBATCH_DEBIAN_PINS:-$VB_CONFIG_DIR/debian-kernels}
+# Bump when the way a Debian package is unpacked into a cache entry
+# changes (module selection, layout).
+VB_DEBIAN_RECIPE=1
+# The modules a lab guest needs from a Debian kernel, dependencies are
+# added from their modinfo: vsock and its transports, and virtio-pci +
+# virtio-blk for the results disk (built in on some flavours).
+VB_DEBIAN_MODULES="vsock vsock_loopback vmw_vsock_virtio_transport
+	vmw_vsock_virtio_transport_common vhost_vsock vsock_diag
+	virtio_pci virtio_blk"
+
+debian_variants() {
+	[ -f "$VB_DEBIAN_PINS" ] || return 0
+	awk '!/^#/ && NF >= 4 { printf "%s%s", sep, $1; sep = " " }' "$VB_DEBIAN_PINS"
+}
+
+# debian_spec NAME: VB_DEB_PKG, VB_DEB_VERSION, VB_DEB_SHA256 from the pins.
+debian_spec() {
+	local line
+
+	line=$(awk -v n="$1" '!/^#/ && $1 == n { print $2, $3, $4; exit }' \
+		"$VB_DEBIAN_PINS" 2>/dev/null)
+	if [ -z "$line" ]; then
+		echo "unknown kernel variant '$1' (no line for it in $VB_DEBIAN_PINS; known: $(debian_variants))" >&2
+		return 2
+	fi
+	read -r VB_DEB_PKG VB_DEB_VERSION VB_DEB_SHA256 <<<"$line"
+	if ! [[ "$VB_DEB_SHA256" =~ ^[0-9a-f]{64}$ ]]; then
+		echo "$VB_DEBIAN_PINS: '$1' has no valid SHA256 (got '$VB_DEB_SHA256')" >&2
+		return 2
+	fi
+	VB_KIND=debian
+	VB_FRAGMENTS=
+	VB_NPATCHES=0
 }
 
 # The patch files a variant applies, one per line: the fixes, then its part
@@ -95,6 +137,12 @@ variant_patches() {
 # fragments and the patches (contents, in order).
 variant_hash() {
 	local f
+	if [ "$VB_KIND" = debian ]; then
+		echo "debian recipe $VB_DEBIAN_RECIPE $VB_DEB_PKG $VB_DEB_VERSION" \
+			"$VB_DEB_SHA256 modules" $VB_DEBIAN_MODULES |
+			sha256sum | cut -c1-16
+		return
+	fi
 	{
 		echo "base $VB_BASE_VERSION recipe $VB_RECIPE"
 		for f in $VB_FRAGMENTS; do

@@ -43,14 +43,20 @@ field() { # field FILE 'label' -> first number after "label:"
 	sed -n "s/^$2: *\([0-9.]*\).*/\1/p" "$1" | head -n 1
 }
 
+# The benchmark: upstream vsock_perf where the lab built it (its own
+# kernels), else the project's vb-sender/vb-recv, which take the same
+# options and print the same lines (Debian's kernels).
+TX=vsock_perf RX=vsock_perf
+command -v vsock_perf >/dev/null 2>&1 || { TX=vb-sender RX=vb-recv; }
+
 start_receiver() { # start_receiver OUTFILE
-	vsock_perf --port "$port" --buf-size 64K >"$1" 2>&1 &
+	$RX --port "$port" --buf-size 64K >"$1" 2>&1 &
 	rpid=$!
 	sleep 1
 }
 
 sender() {
-	vsock_perf --sender 1 --port "$port" --bytes "${BYTES:-1M}" --buf-size 64
+	$TX --sender 1 --port "$port" --bytes "${BYTES:-1M}" --buf-size 64
 }
 
 if [ "$mode" = overhead ]; then
@@ -62,7 +68,7 @@ if [ "$mode" = overhead ]; then
 			start_receiver "$out/ovh.rx"
 			if [ "$traced" = 1 ]; then
 				vsockbatch record --bpf-stats -o "$out/ovh-$i.json" -- \
-					vsock_perf --sender 1 --port "$port" \
+					$TX --sender 1 --port "$port" \
 					--bytes "${BYTES:-1M}" --buf-size 64 \
 					>"$out/ovh.tx" 2>&1 || fail "record round $i"
 			else
@@ -132,12 +138,15 @@ grep -q truncated /tmp/err.txt || fail "truncated file: reason '$(cat /tmp/err.t
 # --- the traced 64 B transfer ---------------------------------------------
 start_receiver "$out/tracer.rx"
 vsockbatch record -o "$out/tracer.json" --label payload=64 \
-	--label receiver=vsock_perf --label kernel="$kmode" -- \
-	vsock_perf --sender 1 --port "$port" --bytes 1M --buf-size 64 \
+	--label receiver=$RX --label kernel="$kmode" -- \
+	$TX --sender 1 --port "$port" --bytes 1M --buf-size 64 \
 	>"$out/tracer.tx" 2>"$out/tracer.err"
 rc=$?
 cat "$out/tracer.err"
 check "$rc == 0" "record exit status"
+# a record that failed before starting the sender leaves the receiver
+# waiting for a connection that never comes
+[ "$rc" = 0 ] || kill "$rpid" 2>/dev/null
 wait $rpid || fail "receiver"
 port=$((port + 1))
 # vsock_perf's receiver stops at the first POLLRDHUP after one read(), so

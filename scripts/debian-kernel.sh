@@ -1,0 +1,144 @@
+#!/bin/bash
+# debian-kernel.sh VARIANT: a Debian kernel image as a lab kernel.
+#
+# VARIANT names a line of scripts/config/debian-kernels (package, exact
+# version, SHA256 of the .deb).  The package is fetched with
+# `apt-get download` (apt checks it against the signed archive index),
+# its SHA256 is checked against the pin, and it is kept in
+# $VSOCKBATCH_CACHE/debs/<sha256>.deb.  Unpacked, it becomes a cache entry
+# $VSOCKBATCH_CACHE/kernels/<variant>-<hash> laid out like the lab's own
+# (bzImage, config, System.map, modroot/, release, info, MANIFEST) with
+# only the modules a lab guest loads (VB_DEBIAN_MODULES in lib.sh and
+# their dependencies), decompressed (busybox modprobe reads no .ko.xz)
+# and indexed with depmod.  `transport` says how results leave the guest:
+# these kernels have no built-in 9p (the cloud flavours have none at all),
+# so "blk": a raw tar written to a virtio-blk disk (scripts/guest-run.sh).
+# Prints the entry on stdout.  No vmlinux: Debian ships it only in the
+# -dbg package (~1 GB); the tracer needs the kernel's /sys/kernel/btf.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+[ $# -eq 1 ] || { echo "usage: ${0##*/} VARIANT (one of: $(debian_variants))" >&2; exit 2; }
+VARIANT=$1
+variant_spec "$VARIANT" || exit 2
+[ "$VB_KIND" = debian ] || { echo "${0##*/}: '$VARIANT' is not a Debian kernel variant" >&2; exit 2; }
+
+HASH=$(variant_hash)
+OUT=$VB_CACHE/kernels/$VARIANT-$HASH
+DEB=$VB_CACHE/debs/$VB_DEB_SHA256.deb
+
+if d=$(kernel_dir "$VARIANT"); then
+	log "$VARIANT: cached kernel $d"
+	echo "$d"
+	exit 0
+fi
+mkdir -p "$VB_CACHE/debs" "$VB_CACHE/kernels"
+# Not the lab's build lock: a kernel build must not hold up an unpack.
+exec 9>"$VB_CACHE/debian.lock"
+flock 9
+if d=$(kernel_dir "$VARIANT"); then
+	echo "$d"
+	exit 0
+fi
+if [ -e "$OUT" ]; then
+	log "$VARIANT: cache entry $OUT is incomplete or corrupt; unpacking again"
+	rm -rf "$OUT"
+fi
+
+deb_ok() {
+	[ -f "$DEB" ] && [ "$(sha256sum <"$DEB" | cut -d' ' -f1)" = "$VB_DEB_SHA256" ]
+}
+
+fetch() {
+	local tmp=$VB_CACHE/debs/.tmp-$$ f got
+
+	rm -rf "$tmp" && mkdir -p "$tmp"
+	log "$VARIANT: apt-get download $VB_DEB_PKG=$VB_DEB_VERSION"
+	if ! (cd "$tmp" && apt-get download -q "$VB_DEB_PKG=$VB_DEB_VERSION") \
+	    >"$tmp/apt.log" 2>&1; then
+		sed 's/^/  | /' "$tmp/apt.log" >&2
+		rm -rf "$tmp"
+		die "cannot download $VB_DEB_PKG=$VB_DEB_VERSION (run apt-get update; the archive drops superseded builds: 'apt-cache policy $VB_DEB_PKG' shows what it has, and README.md, Kernels, says how to pin another version)"
+	fi
+	f=$(find "$tmp" -maxdepth 1 -name '*.deb' | head -n 1)
+	[ -n "$f" ] || die "apt-get download left no .deb in $tmp"
+	got=$(sha256sum <"$f" | cut -d' ' -f1)
+	if [ "$got" != "$VB_DEB_SHA256" ]; then
+		rm -rf "$tmp"
+		die "$VB_DEB_PKG=$VB_DEB_VERSION: SHA256 $got, pinned $VB_DEB_SHA256 ($VB_DEBIAN_PINS)"
+	fi
+	mv "$f" "$DEB"
+	rm -rf "$tmp"
+}
+
+# The module file of NAME under DIR (names may spell '-' or '_').
+module_file() {
+	find "$1" -type f \( -name "$2.ko*" -o -name "${2//_/-}.ko*" \) | head -n 1
+}
+
+deb_ok || fetch
+deb_ok || die "$DEB does not verify against $VB_DEB_SHA256"
+
+stage=$VB_CACHE/kernels/.tmp-$VARIANT-$HASH-$$
+trap 'rm -rf "$stage"' EXIT
+rm -rf "$stage" && mkdir -p "$stage/deb" "$stage/entry"
+dpkg-deb -x "$DEB" "$stage/deb"
+vmlinuz=$(find "$stage/deb/boot" -maxdepth 1 -name 'vmlinuz-*' | head -n 1)
+[ -n "$vmlinuz" ] || die "$VB_DEB_PKG has no /boot/vmlinuz-*"
+rel=${vmlinuz##*/vmlinuz-}
+mods=$stage/deb/lib/modules/$rel
+[ -d "$mods" ] || die "$VB_DEB_PKG has no /lib/modules/$rel"
+e=$stage/entry
+cp "$vmlinuz" "$e/bzImage"
+cp "$stage/deb/boot/config-$rel" "$e/config"
+cp "$stage/deb/boot/System.map-$rel" "$e/System.map"
+grep -q '^CONFIG_DEBUG_INFO_BTF=y' "$e/config" ||
+	log "$VARIANT: warning: $rel has no CONFIG_DEBUG_INFO_BTF: the tracer will refuse it"
+
+# The wanted modules and everything they depend on; built-in ones need
+# no file.
+want=$VB_DEBIAN_MODULES picked=
+while [ -n "${want// /}" ]; do
+	set -- $want
+	m=$1
+	shift
+	want="$*"
+	case " $picked " in *" $m "*) continue ;; esac
+	picked+=" $m"
+	f=$(module_file "$mods/kernel" "$m")
+	if [ -z "$f" ]; then
+		grep -Eq "/(${m}|${m//_/-})\\.ko\$" "$mods/modules.builtin" ||
+			die "$VB_DEB_PKG: module $m neither in the package nor built in"
+		continue
+	fi
+	rp=${f#"$mods"/}
+	mkdir -p "$e/modroot/lib/modules/$rel/$(dirname "$rp")"
+	case "$f" in
+	*.ko)	cp "$f" "$e/modroot/lib/modules/$rel/$rp" ;;
+	*.ko.xz) xz -dc "$f" >"$e/modroot/lib/modules/$rel/${rp%.xz}" ;;
+	*.ko.zst) zstd -qdc "$f" >"$e/modroot/lib/modules/$rel/${rp%.zst}" ;;
+	*.ko.gz) gzip -dc "$f" >"$e/modroot/lib/modules/$rel/${rp%.gz}" ;;
+	*)	die "$f: unknown module compression" ;;
+	esac
+	want+=" $(modinfo -F depends "$f" | tr ',' ' ')"
+done
+cp "$mods"/modules.builtin "$mods"/modules.builtin.modinfo "$mods"/modules.order \
+	"$e/modroot/lib/modules/$rel/"
+/sbin/depmod -b "$e/modroot" "$rel"
+
+echo "$rel" >"$e/release"
+echo blk >"$e/transport"
+{
+	echo "variant $VARIANT"
+	echo "hash $HASH"
+	echo "package $VB_DEB_PKG"
+	echo "version $VB_DEB_VERSION"
+	echo "sha256 $VB_DEB_SHA256"
+	echo "modules$picked"
+} >"$e/info"
+(cd "$e" && find . -type f ! -name MANIFEST -print0 | sort -z |
+	xargs -0 sha256sum >MANIFEST)
+rm -rf "$OUT"
+mv "$e" "$OUT"
+log "$VARIANT: $VB_DEB_PKG $VB_DEB_VERSION ($rel) -> $OUT"
+echo "$OUT"
