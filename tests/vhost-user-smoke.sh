@@ -11,7 +11,9 @@
 #   host `vhost-user-vsock send` -> guest vb-recv under `vsockbatch record`
 #   then six connections at once, both directions, 64 B and 64 KiB writes,
 #   one closed by the guest mid-stream (the host sender must get an error),
-#   one aborted by the host mid-stream (the guest sender must get an error)
+#   one aborted by the host mid-stream (the guest sender must get an error),
+#   then a small-packet flood: N4 (VB_VU_N4, 64K) bytes in 1-byte packets
+#   into a guest reader that sleeps 2 s before it reads
 # Passes only if every byte count and CRC32C matches on both ends, the
 # guest's RX worker ran, the tracer saw every data packet in RX batches
 # of length 1 on a baseline kernel and > 1 on a batched one (with -p <=
@@ -20,7 +22,7 @@ set -uo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"
 
 VARIANT=baseline OUTDIR= TIMEOUT=300 CID=3 PKT=65536
-N1=${VB_VU_N1:-4M} N2=${VB_VU_N2:-16M} N3=${VB_VU_N3:-8M}
+N1=${VB_VU_N1:-4M} N2=${VB_VU_N2:-16M} N3=${VB_VU_N3:-8M} N4=${VB_VU_N4:-64K}
 while getopts k:o:t:c:p:h opt; do
 	case $opt in
 	k) VARIANT=$OPTARG ;;
@@ -54,7 +56,7 @@ cleanup() {
 }
 trap cleanup EXIT
 "$VB_ROOT/scripts/initramfs.sh" "$KDIR" "$initrd" \
-	"$VB_ROOT/tests/guest/vhost-user-smoke.sh" "$N1" "$N2" "$N3" || exit 1
+	"$VB_ROOT/tests/guest/vhost-user-smoke.sh" "$N1" "$N2" "$N3" "$N4" || exit 1
 
 vu="$VB_ROOT/build/vhost-user-vsock"
 "$vu" --socket "$sock/vu.sock" --uds "$sock/uds" --guest-cid "$CID" --rx-pkt-max "$PKT" \
@@ -130,6 +132,10 @@ else
 	grep -q 'write at byte' "$OUTDIR/host-send-1303.txt.err" ||
 		fail "host send to 1303: $(tail -n 1 "$OUTDIR/host-send-1303.txt.err")"
 fi
+# A small-packet flood: N4 bytes in 1-byte writes, one packet each, into a
+# guest reader that sleeps 2 s first; it must arrive whole, no reset.
+host_send 1240 "$N4" 1 "$OUTDIR/host-send-1240.txt" ||
+	fail "host small-packet flood to 1240: $(tail -n 1 "$OUTDIR/host-send-1240.txt.err")"
 wait "$qpid"
 qrc=$?
 elapsed=$(($(date +%s) - start))
@@ -167,8 +173,9 @@ bytes() { numfmt --from=iec "$1"; }
 [ "$(val "$g/g2h-stream.txt" crc32c)" = "$(val "$OUTDIR/host-recv-5000.txt" crc32c)" ] ||
 	fail "guest->host CRC: guest sent $(val "$g/g2h-stream.txt" crc32c), host got $(val "$OUTDIR/host-recv-5000.txt" crc32c)"
 
-# Concurrent streams: CRCs equal on both ends.
-for pair in "c1301.txt host-send-1301.txt" "c1302.txt host-send-1302.txt" \
+# Concurrent streams and the flood: CRCs equal on both ends.
+for pair in "flood.txt host-send-1240.txt" \
+	    "c1301.txt host-send-1301.txt" "c1302.txt host-send-1302.txt" \
 	    "c5001.txt ../host-recv-5001.txt" "c5002.txt ../host-recv-5002.txt"; do
 	set -- $pair
 	a=$(val "$g/$1" crc32c)

@@ -10,10 +10,13 @@
 #   4. vb-recv on port 1236 receives N1 bytes under `vsockbatch record`
 #   5. six concurrent connections (see below), one closed mid-stream by
 #      the guest, one aborted mid-stream by the host (a reset)
+#   6. N4 bytes host->guest in 1-byte packets into a receiver that reads
+#      nothing for 2 s: a small-packet flood piles up in the guest socket
+#      (6.12.92+ guests bound their RX queue by skb count; no reset allowed)
 # Output in $RESULTS/vu-smoke/.  Exit 1 if any step fails.
 out=${RESULTS:?}/vu-smoke
 mkdir -p "$out" || exit 1
-[ $# -eq 3 ] || { echo "usage: vhost-user-smoke.sh N1 N2 N3" >&2; exit 2; }
+[ $# -eq 3 ] || [ $# -eq 4 ] || { echo "usage: vhost-user-smoke.sh N1 N2 N3 [N4]" >&2; exit 2; }
 fails=0
 fail() {
 	echo "FAIL: $*"
@@ -95,6 +98,12 @@ if wait $p6; then
 else
 	grep -q 'send at byte' "$out/c5003.txt" ||
 		fail "concurrent port 5003: $(tail -n 1 "$out/c5003.txt")"
+fi
+
+if [ -n "${4:-}" ]; then
+	echo "VU-SMOKE: small-packet flood on 1240"
+	vu-stream recv --port 1240 --delay-ms 2000 --expect-bytes "$4" >"$out/flood.txt" 2>&1 ||
+		fail "small-packet flood ($4 one-byte packets, read 2 s late): $(tail -n 1 "$out/flood.txt")"
 fi
 
 cat "$out"/*.txt

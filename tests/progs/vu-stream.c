@@ -33,6 +33,8 @@ static void usage(FILE *f)
 	fprintf(f,
 "Usage: " PROG " recv --port P [--expect-bytes N] [--recv-size N] [--seed S]\n"
 "                      [--close-after N]   (close mid-stream after N bytes)\n"
+"                      [--delay-ms N]      (accept, then read nothing for N ms:\n"
+"                                           a flood piles up in the socket)\n"
 "       " PROG " send --cid C --port P --bytes N [--buf-size N] [--seed S]\n"
 "A vsock stream of the stress pattern, every byte checked on receive.\n"
 "Sizes take K, M, G suffixes.  Exit 0 ok, 1 mismatch/error, 2 bad usage.\n");
@@ -56,12 +58,13 @@ int main(int argc, char **argv)
 		{ "recv-size", required_argument, NULL, 'r' },
 		{ "seed", required_argument, NULL, 'S' },
 		{ "close-after", required_argument, NULL, 'C' },
+		{ "delay-ms", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t port = 1234, cid = UINT64_MAX, bytes = UINT64_MAX, seed = 1;
 	uint64_t expect = UINT64_MAX, bufsz = 64 << 10, total = 0, t0 = 0, t1, key;
-	uint64_t close_after = UINT64_MAX;
+	uint64_t close_after = UINT64_MAX, delay_ms = 0;
 	uint8_t *buf, *want;
 	uint32_t crc = 0;
 	int sending, c, fd, lfd;
@@ -108,6 +111,10 @@ int main(int argc, char **argv)
 		case 'C':
 			if (bench_parse_size(optarg, &close_after))
 				return bad("close-after", optarg);
+			break;
+		case 'D':
+			if (bench_parse_u64(optarg, 600000, &delay_ms))
+				return bad("delay-ms", optarg);
 			break;
 		case 'h':
 			usage(stdout);
@@ -166,6 +173,8 @@ int main(int argc, char **argv)
 		printf("listening: %llu\n", (unsigned long long)port);
 		fflush(stdout);
 		fd = bench_vsock_accept(lfd);
+		if (fd >= 0 && delay_ms)
+			usleep(delay_ms * 1000);
 		if (fd < 0) {
 			fprintf(stderr, PROG ": accept: %s\n", strerror(-fd));
 			return 1;

@@ -103,6 +103,9 @@ static int handle_msg(struct backend *b, const struct vu_msg *m, int *fds,
 		       strerror(errno));
 		return -1;
 	}
+	if (m->request == VU_SET_FEATURES)
+		logmsg("features 0x%llx: EVENT_IDX %s", (unsigned long long)m->u64,
+		       m->u64 & (1ull << VIRTIO_RING_F_EVENT_IDX) ? "on" : "off");
 	if (m->request == VU_GET_VRING_BASE || m->request == VU_RESET_OWNER) {
 		/*
 		 * The device stops (driver reset, guest reboot, QEMU exit): the
