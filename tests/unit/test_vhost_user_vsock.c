@@ -325,6 +325,7 @@ static const char *backend_bin(void)
 
 static void spawn_backend(const char *bin);
 static void handshake(size_t fd_size, size_t announced);
+static int no_rx_bufs;		/* handshake(): the test posts its own RX buffers */
 
 static int setup(void **state)
 {
@@ -437,8 +438,8 @@ static void handshake(size_t fd_size, size_t announced)
 		send_state(VU_SET_VRING_ENABLE, q, 1);
 	}
 	/* The driver fills RX with 4 KiB buffers. */
-	if (fd_size < RXBUF_OFF + QSZ * RXBUF)
-		return;		/* they would lie past the end of the memfd */
+	if (fd_size < RXBUF_OFF + QSZ * RXBUF || no_rx_bufs)
+		return;		/* past the end of the memfd, or the test's own */
 	for (i = 0; i < QSZ; i++) {
 		put_desc(0, i, RXBUF_OFF + i * RXBUF, RXBUF, VRING_DESC_F_WRITE, 0);
 		avail_add(0, i);
@@ -1892,6 +1893,140 @@ static void test_reconnect(void **state)
 	assert_int_equal(stat(F.uds, &st), -1);
 }
 
+/*
+ * Guests that split a packet over descriptors (Linux puts header and
+ * payload in separate ones; others split even the header): RX buffers
+ * of three descriptors, 16 + 28 header bytes then the payload, and TX
+ * packets whose header is 10 + 34 bytes and payload three pieces.
+ */
+#define SPLIT_N		16u
+
+static void post_split_rx(unsigned int k)
+{
+	uint64_t base = RXBUF_OFF + (uint64_t)k * RXBUF;
+
+	put_desc(0, 3 * k, base, 16, VRING_DESC_F_WRITE | VRING_DESC_F_NEXT, 3 * k + 1);
+	put_desc(0, 3 * k + 1, base + 0x100, 28, VRING_DESC_F_WRITE | VRING_DESC_F_NEXT,
+		 3 * k + 2);
+	put_desc(0, 3 * k + 2, base + 0x200, RXBUF - 0x200, VRING_DESC_F_WRITE, 0);
+	avail_add(0, 3 * k);
+}
+
+static int rx_next_split(struct vsock_hdr *h, uint8_t *payload, int ms)
+{
+	uint8_t *used = gpa(RING_OFF(0) + 0x800), raw[VSOCK_HDR_SIZE];
+	uint32_t id, len;
+	uint64_t base;
+	int i;
+
+	for (i = 0; i < ms && used_idx(0) == F.rx_last_used; i++)
+		usleep(1000);
+	if (used_idx(0) == F.rx_last_used)
+		return 0;
+	id = vu_le32(used + 4 + 8 * (F.rx_last_used % QSZ));
+	len = vu_le32(used + 8 + 8 * (F.rx_last_used % QSZ));
+	F.rx_last_used++;
+	assert_true(id % 3 == 0 && id / 3 < SPLIT_N);
+	assert_true(len >= VSOCK_HDR_SIZE);
+	base = RXBUF_OFF + (uint64_t)(id / 3) * RXBUF;
+	memcpy(raw, gpa(base), 16);
+	memcpy(raw + 16, gpa(base + 0x100), 28);
+	vsock_hdr_decode(raw, h);
+	assert_int_equal(h->len, len - VSOCK_HDR_SIZE);
+	if (payload)
+		memcpy(payload, gpa(base + 0x200), h->len);
+	post_split_rx(id / 3);
+	kick(0);
+	return 1;
+}
+
+static void tx_send_split(const struct vsock_hdr *h, const uint8_t *payload)
+{
+	uint8_t raw[VSOCK_HDR_SIZE];
+	uint64_t buf = TXBUF_OFF;
+	uint32_t a = h->len ? 1 : 0, b2 = h->len > 1 ? (h->len - 1) / 2 : 0;
+	uint32_t c = h->len - a - b2;
+
+	vsock_hdr_encode(h, raw);
+	memcpy(gpa(buf), raw, 10);
+	memcpy(gpa(buf + 0x40), raw + 10, 34);
+	put_desc(1, 0, buf, 10, VRING_DESC_F_NEXT, 1);
+	put_desc(1, 1, buf + 0x40, 34, h->len ? VRING_DESC_F_NEXT : 0, 2);
+	if (h->len) {
+		memcpy(gpa(buf + 0x100), payload, a);
+		memcpy(gpa(buf + 0x200), payload + a, b2);
+		memcpy(gpa(buf + 0x8000), payload + a + b2, c);
+		put_desc(1, 2, buf + 0x100, a, VRING_DESC_F_NEXT, 3);
+		put_desc(1, 3, buf + 0x200, b2, VRING_DESC_F_NEXT, 4);
+		put_desc(1, 4, buf + 0x8000, c, 0, 0);
+	}
+	avail_add(1, 0);
+	kick(1);
+	tx_wait();	/* the descriptors are reused by the next packet */
+}
+
+static int setup_split(void **state)
+{
+	unsigned int k;
+	int r;
+
+	no_rx_bufs = 1;
+	r = setup(state);
+	no_rx_bufs = 0;
+	for (k = 0; k < SPLIT_N; k++)
+		post_split_rx(k);
+	kick(0);
+	return r;
+}
+
+static void test_split_descriptors(void **state)
+{
+	static uint8_t data[100000], got[RXBUF];
+	struct vsock_hdr h, r;
+	uint32_t hp, rcvd = 0, k;
+	char path[128];
+	int fd, lfd;
+
+	(void)state;
+	for (k = 0; k < sizeof(data); k++)
+		data[k] = pat(k);
+	/* host -> guest */
+	fd = connect_unix(F.uds);
+	assert_int_equal(write(fd, "CONNECT 4500\n", 13), 13);
+	assert_int_equal(rx_next_split(&h, NULL, 2000), 1);
+	assert_int_equal(h.op, VSOCK_OP_REQUEST);
+	assert_int_equal(h.dst_port, 4500);
+	hp = h.src_port;
+	r = ghdr(4500, hp, VSOCK_OP_RESPONSE, 0, 1 << 20, 0);
+	tx_send_split(&r, NULL);
+	assert_true(read_ok(fd));
+	assert_int_equal(write(fd, data, sizeof(data)), sizeof(data));
+	close(fd);
+	while (rx_next_split(&h, got, 2000) && h.op == VSOCK_OP_RW) {
+		assert_true(rcvd + h.len <= sizeof(data));
+		assert_memory_equal(got, data + rcvd, h.len);
+		rcvd += h.len;
+	}
+	assert_int_equal(h.op, VSOCK_OP_SHUTDOWN);
+	assert_int_equal(rcvd, sizeof(data));
+	/* guest -> host, payload in three pieces */
+	snprintf(path, sizeof(path), "%s_5400", F.uds);
+	lfd = listen_unix(path);
+	r = ghdr(4501, 5400, VSOCK_OP_REQUEST, 0, 65536, 0);
+	tx_send_split(&r, NULL);
+	assert_int_equal(rx_next_split(&h, NULL, 2000), 1);
+	assert_int_equal(h.op, VSOCK_OP_RESPONSE);
+	fd = accept(lfd, NULL, NULL);
+	assert_true(fd >= 0);
+	r = ghdr(4501, 5400, VSOCK_OP_RW, 3000, 65536, 0);
+	tx_send_split(&r, data);
+	assert_int_equal(recv(fd, got, 3000, MSG_WAITALL), 3000);
+	assert_memory_equal(got, data, 3000);
+	close(fd);
+	close(lfd);
+	unlink(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1919,6 +2054,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_short_region, setup_short_region, teardown),
 		cmocka_unit_test_setup_teardown(test_hardening, setup_logged, teardown),
 		cmocka_unit_test_setup_teardown(test_reconnect, setup_reconnect, teardown),
+		cmocka_unit_test_setup_teardown(test_split_descriptors, setup_split, teardown),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
