@@ -59,8 +59,15 @@ struct vb_window {
 	__u32 dr_after;
 	__u32 ws;
 	__u32 lookups;
-	__u32 pad;
+	__u16 rxq_fill;		/* rx_bytes * 100 / buf_alloc at close */
+	__u8 rxq_flags;		/* VB_RXQ_* */
+	__u8 pad;
 };
+
+/* What the window's close saw of the socket's RX state (rxq_sample). */
+#define VB_RXQ_READ		1	/* state read */
+#define VB_RXQ_BUDGET		2	/* skb queue at its budget */
+#define VB_RXQ_STALL		4	/* peer left with < 4 KiB credit */
 
 /* Per RX-worker task state. */
 struct vb_task {
@@ -74,6 +81,8 @@ struct vb_task {
 	__u32 pad;
 	struct vb_window win;	/* open window */
 	struct vb_window st;	/* closed window, deferred callbacks pending */
+	__u64 cr_sk;		/* socket whose sender ran out of credit */
+	__u64 cr_ts;		/* when the window that saw it closed */
 };
 
 /* totals, one slot per CPU: the loader sums them and keeps per-CPU rows */
@@ -218,6 +227,14 @@ static __always_inline void commit_window(struct vb_window *w)
 		s->cnt[VB_C_DR_INSIDE] += w->dr_in;
 		s->cnt[VB_C_DR_AFTER] += w->dr_after;
 		s->cnt[VB_C_WS_BATCH] += w->ws;
+		if (w->rxq_flags & VB_RXQ_READ) {
+			s->cnt[VB_C_RXQ_WINDOWS]++;
+			s->cnt[VB_C_RXQ_AT_BUDGET] +=
+				!!(w->rxq_flags & VB_RXQ_BUDGET);
+			s->cnt[VB_C_CREDIT_STALLS] +=
+				!!(w->rxq_flags & VB_RXQ_STALL);
+			hist_add(&s->hist[VB_H_RXQ_FILL], w->rxq_fill);
+		}
 	}
 
 	fs = flow_stats(&w->flow);
@@ -380,6 +397,10 @@ static __always_inline int on_recv_pkt(__u32 src_cid, __u32 src_port,
 		s->cnt[VB_C_PKTS]++;
 		s->cnt[VB_C_BYTES] += len;
 		s->cnt[rw ? VB_C_RW_PKTS : VB_C_CTRL_PKTS]++;
+		if (op == VIRTIO_VSOCK_OP_CREDIT_UPDATE_NR)
+			s->cnt[VB_C_CREDIT_RX]++;
+		else if (op == VIRTIO_VSOCK_OP_RST_NR)
+			s->cnt[VB_C_RST_RX]++;
 	}
 	t = cur_task();
 	if (!t || !t->in_worker)
@@ -466,6 +487,12 @@ int BPF_PROG(lock_acquired, struct sock *sk, int subclass)
 	}
 	now = bpf_ktime_get_ns();
 	commit_window(&t->st);		/* its deferred phase is over */
+	if (t->cr_sk == (__u64)sk) {
+		/* the sender this socket starved sent again */
+		if (s)
+			s->cnt[VB_C_CREDIT_WAIT_NS] += now - t->cr_ts;
+		t->cr_sk = 0;
+	}
 
 	t->win.sk = (__u64)sk;
 	t->win.lock_ts = now;
@@ -474,6 +501,8 @@ int BPF_PROG(lock_acquired, struct sock *sk, int subclass)
 	t->win.dr_in = 0;
 	t->win.dr_after = 0;
 	t->win.ws = 0;
+	t->win.rxq_flags = 0;
+	t->win.rxq_fill = 0;
 	t->win.lookups = t->pend_lookups;
 	t->pend_lookups = 0;
 	if (t->pend_valid) {
@@ -496,17 +525,77 @@ int BPF_PROG(lock_acquired, struct sock *sk, int subclass)
 	return 0;
 }
 
+/*
+ * SKB_TRUESIZE(0) of the running kernel: the skb budget of a socket is
+ * buf_alloc / this many skbs (virtio_transport_recv_enqueue).
+ */
+static __always_inline __u32 skb_truesize0(void)
+{
+	__u32 a = bpf_core_type_size(struct sk_buff);
+	__u32 b = bpf_core_type_size(struct skb_shared_info);
+
+	return ((a + 63) & ~63u) + ((b + 63) & ~63u);	/* SMP_CACHE_BYTES */
+}
+
+/*
+ * At a window's close, under the socket lock: how full is the RX queue
+ * (bytes and skbs against their budgets), and how much credit does the
+ * peer have left?  It last heard fwd_cnt = last_fwd_cnt, and has sent
+ * at least fwd_cnt + rx_bytes, so it may send at most
+ * buf_alloc - (fwd_cnt + rx_bytes - last_fwd_cnt) more: below one RX
+ * buffer it is stalled until the reader's credit update.  Three probe
+ * reads, no map operation; the verdicts ride in the window to
+ * commit_window, which counts them with the window's other figures.
+ */
+static __always_inline void rxq_sample(struct vb_task *t, struct sock *sk,
+				       __u64 now)
+{
+	struct vsock_sock *vsk = (struct vsock_sock *)sk;
+	struct virtio_vsock_sock *vvs;
+	struct { __u32 fwd, last, rx_bytes, buf_alloc; } c;
+	__u32 qlen, budget, ts0;
+	__s64 left;
+
+	/* one read of the four counters needs them consecutive */
+	if (bpf_core_field_offset(struct virtio_vsock_sock, buf_alloc) !=
+	    bpf_core_field_offset(struct virtio_vsock_sock, fwd_cnt) + 12 ||
+	    bpf_core_field_offset(struct virtio_vsock_sock, rx_bytes) !=
+	    bpf_core_field_offset(struct virtio_vsock_sock, fwd_cnt) + 8)
+		return;
+	vvs = BPF_CORE_READ(vsk, trans);
+	if (!vvs || bpf_core_read(&c, sizeof(c), &vvs->fwd_cnt) ||
+	    bpf_core_read(&qlen, sizeof(qlen), &vvs->rx_queue.qlen) ||
+	    !c.buf_alloc)
+		return;
+	ts0 = skb_truesize0();
+	budget = ts0 ? c.buf_alloc / ts0 : 0;
+	t->win.rxq_flags = VB_RXQ_READ;
+	if (budget && qlen + 1 >= budget)
+		t->win.rxq_flags |= VB_RXQ_BUDGET;
+	t->win.rxq_fill = (__u16)((__u64)c.rx_bytes * 100 / c.buf_alloc);
+	left = (__s64)c.buf_alloc -
+	       ((__s64)c.fwd + c.rx_bytes - c.last);
+	if (left < VB_CREDIT_STALL_BYTES) {
+		t->win.rxq_flags |= VB_RXQ_STALL;
+		t->cr_sk = (__u64)sk;
+		t->cr_ts = now;
+	}
+}
+
 SEC("fentry/release_sock")
 int BPF_PROG(release, struct sock *sk)
 {
 	struct vb_task *t;
+	__u64 now;
 
 	if (!enabled || !is_vsock(sk))
 		return 0;
 	t = cur_task();
 	if (!t || !t->in_worker || t->win.sk != (__u64)sk)
 		return 0;
-	t->win.hold_ns = bpf_ktime_get_ns() - t->win.lock_ts;
+	now = bpf_ktime_get_ns();
+	t->win.hold_ns = now - t->win.lock_ts;
+	rxq_sample(t, sk, now);
 	t->st = t->win;
 	t->win.sk = 0;
 	return 0;
@@ -666,5 +755,47 @@ int rx_batch_tp(struct trace_event_raw_virtio_transport_rx_batch *ctx)
 		hist_add(&fs->hist[VB_H_KB_PKTS], pkts);
 		hist_add(&fs->hist[VB_H_KB_HOLD_NS], hold);
 	}
+	return 0;
+}
+
+/* ---- the reader and errors (advise) -------------------------------- */
+
+/*
+ * recv() on AF_VSOCK stream/seqpacket sockets: calls, bytes and the
+ * return size, per CPU (which CPU the reader runs on).  One per-CPU
+ * array lookup per recv() call, nothing per packet.
+ */
+SEC("fexit/vsock_connectible_recvmsg")
+int BPF_PROG(recvmsg_exit, struct socket *sock, struct msghdr *msg,
+	     __u64 len, int flags, int ret)
+{
+	struct vb_stats *s;
+
+	if (!enabled || ret < 0)
+		return 0;
+	s = cpu_stats();
+	if (!s)
+		return 0;
+	s->cnt[VB_C_RECV_CALLS]++;
+	s->cnt[VB_C_RECV_BYTES] += ret;
+	hist_add(&s->hist[VB_H_RECV_SIZE], ret);
+	return 0;
+}
+
+/*
+ * A connection reset because a packet could not be queued: the RX path
+ * sets sk_err = ENOBUFS and reports it (virtio_transport_recv_connected).
+ * Runs only on socket errors.
+ */
+SEC("fentry/sk_error_report")
+int BPF_PROG(error_report, struct sock *sk)
+{
+	struct vb_stats *s;
+
+	if (!enabled || !is_vsock(sk) || sk->sk_err != VB_ENOBUFS)
+		return 0;
+	s = cpu_stats();
+	if (s)
+		s->cnt[VB_C_ENOBUFS]++;
 	return 0;
 }

@@ -17,6 +17,11 @@
 
 #define AF_VSOCK_FAMILY		40
 #define VIRTIO_VSOCK_OP_RW_NR	5	/* enum virtio_vsock_op: OP_RW */
+#define VIRTIO_VSOCK_OP_RST_NR	3	/* OP_RST */
+#define VIRTIO_VSOCK_OP_CREDIT_UPDATE_NR 6 /* OP_CREDIT_UPDATE */
+#define VB_ENOBUFS		105	/* the errno a full RX queue sets */
+/* A window that leaves the peer less credit than one RX buffer stalls it. */
+#define VB_CREDIT_STALL_BYTES	4096
 
 /*
  * log2 histograms, bcc style (__u32 slots), but slot 0 holds only the

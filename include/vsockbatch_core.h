@@ -61,6 +61,7 @@ struct sock_common {
 
 struct sock {
 	struct sock_common __sk_common;
+	int sk_err;
 } __attribute__((preserve_access_index));
 
 struct sockaddr_vm {
@@ -73,7 +74,40 @@ struct vsock_sock {
 	struct sock sk;
 	struct sockaddr_vm local_addr;
 	struct sockaddr_vm remote_addr;
+	void *trans;		/* struct virtio_vsock_sock on virtio */
 } __attribute__((preserve_access_index));
+
+/*
+ * include/linux/virtio_vsock.h: the RX side's credit and queue state,
+ * read at the close of a worker's lock window (advise's queue and credit
+ * rules).  fwd_cnt .. buf_alloc have been four consecutive u32 since the
+ * credit code was written; the program checks that at load (CO-RE field
+ * offsets) and reads them in one go.
+ */
+struct sk_buff_head {
+	__u32 qlen;
+} __attribute__((preserve_access_index));
+
+struct virtio_vsock_sock {
+	__u32 fwd_cnt;		/* bytes the reader consumed */
+	__u32 last_fwd_cnt;	/* fwd_cnt as last sent to the peer */
+	__u32 rx_bytes;		/* bytes queued, not yet read */
+	__u32 buf_alloc;	/* our buffer size = the peer's window */
+	struct sk_buff_head rx_queue;
+} __attribute__((preserve_access_index));
+
+/* Only their sizes are used: SKB_TRUESIZE(0) = the skb budget's unit. */
+struct sk_buff {
+	unsigned int len;
+} __attribute__((preserve_access_index));
+
+struct skb_shared_info {
+	unsigned char nr_frags;
+} __attribute__((preserve_access_index));
+
+/* Pointer-only arguments of hooked functions. */
+struct socket;
+struct msghdr;
 
 /*
  * Tracepoint records for classic SEC("tracepoint/...") programs.  The

@@ -45,6 +45,11 @@ const struct vb_hook_desc vb_hooks[VB_HOOK_NR] = {
 	[VB_HOOK_RX_BATCH_TP] = { "tracepoint/vsock/virtio_transport_rx_batch",
 		"virtio_transport_rx_batch", MOD_COMMON, { "rx_batch_tp" },
 		false },
+	[VB_HOOK_RECVMSG] = { "fexit/vsock_connectible_recvmsg",
+		"vsock_connectible_recvmsg", "vsock", { "recvmsg_exit" },
+		false },
+	[VB_HOOK_ERROR_REPORT] = { "fentry/sk_error_report",
+		"sk_error_report", NULL, { "error_report" }, false },
 };
 
 /* Fields the programs read from the tracepoint records (CO-RE by name). */

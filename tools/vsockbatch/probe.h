@@ -29,6 +29,8 @@ enum vb_hook_id {
 	VB_HOOK_RECV_PKT_BTF,	/* tp_btf virtio_transport_recv_pkt */
 	VB_HOOK_RECV_PKT_TP,	/* tracepoint vsock/virtio_transport_recv_pkt */
 	VB_HOOK_RX_BATCH_TP,	/* tracepoint vsock/virtio_transport_rx_batch */
+	VB_HOOK_RECVMSG,	/* fexit vsock_connectible_recvmsg (advise) */
+	VB_HOOK_ERROR_REPORT,	/* fentry sk_error_report (advise: ENOBUFS) */
 	VB_HOOK_NR
 };
 
