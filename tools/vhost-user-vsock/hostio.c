@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -42,7 +43,7 @@ static void io_usage(FILE *f)
 {
 	fprintf(f,
 "Usage: " PROG " send --uds PATH --port PORT --bytes SIZE [--buf-size SIZE]\n"
-"            [--pkt-size SIZE] [--seed N] [--retry SECONDS]\n"
+"            [--pkt-size SIZE] [--rate SIZE] [--seed N] [--retry SECONDS]\n"
 "       " PROG " pingpong --uds PATH --port PORT [--size SIZE] [--count N]\n"
 "            [--warmup N] [--retry SECONDS]\n"
 "       " PROG " recv --listen PATH [--expect-bytes SIZE] [--seed N] [--verify]\n"
@@ -51,6 +52,7 @@ static void io_usage(FILE *f)
 "      SIZE bytes of the checked stream in --buf-size writes (default 64K), close.\n"
 "      --pkt-size caps each packet to the guest (default: the write size, at\n"
 "      most 64K: one packet per write, as vhost-vsock does; 0: no cap asked).\n"
+"      --rate paces the writes to at most SIZE bytes per second.\n"
 "pingpong: --count round trips (default 10000, after --warmup 100 untimed) of\n"
 "      --size bytes (default 64) with a guest echo server (vb-pingpong --server).\n"
 "recv: accept one connection on PATH (the back-end's <uds>_<port>), read to\n"
@@ -211,6 +213,24 @@ static int target_opt(int c, struct host_target *t, const char *cmd,
 	}
 }
 
+/*
+ * --rate: sleep until @done bytes are due at @rate bytes/s since @t0, so
+ * that the sender, not the guest, limits the transfer (advise's rx-idle
+ * scenario in the lab).
+ */
+static void pace(uint64_t t0, uint64_t done, uint64_t rate)
+{
+	uint64_t due = t0 + (uint64_t)((double)done * 1e9 / (double)rate);
+	uint64_t now = bench_now_ns();
+	struct timespec ts;
+
+	if (due <= now)
+		return;
+	ts.tv_sec = (time_t)((due - now) / 1000000000ULL);
+	ts.tv_nsec = (long)((due - now) % 1000000000ULL);
+	nanosleep(&ts, NULL);
+}
+
 int hostio_send(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -219,13 +239,14 @@ int hostio_send(int argc, char **argv)
 		{ "bytes", required_argument, NULL, 'b' },
 		{ "buf-size", required_argument, NULL, 's' },
 		{ "pkt-size", required_argument, NULL, 'P' },
+		{ "rate", required_argument, NULL, 'R' },
 		{ "seed", required_argument, NULL, 'S' },
 		{ "retry", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct host_target t = { .port = UINT64_MAX };
-	uint64_t bytes = UINT64_MAX, bufsz = 64 << 10, seed = 1;
+	uint64_t bytes = UINT64_MAX, bufsz = 64 << 10, seed = 1, rate = 0;
 	uint64_t pkt = UINT64_MAX, off = 0, chunk, t0, t1, key;
 	struct bench_json j;
 	uint32_t crc = 0, host_port;
@@ -246,6 +267,10 @@ int hostio_send(int argc, char **argv)
 		case 'P':
 			if (bench_parse_size(optarg, &pkt) || pkt > HOSTIO_PKT_MAX)
 				return bad("pkt-size", optarg);
+			break;
+		case 'R':
+			if (bench_parse_size(optarg, &rate) || !rate)
+				return bad("rate", optarg);
 			break;
 		case 'S':
 			if (bench_parse_u64(optarg, UINT64_MAX, &seed))
@@ -298,6 +323,8 @@ int hostio_send(int argc, char **argv)
 				free(buf);
 				return 1;
 			}
+			if (rate)
+				pace(t0, off + i + n, rate);
 		}
 		off += len;
 	}
