@@ -7,7 +7,8 @@
 # "guest tests: N passed, N failed".  VB_CHECK_VARIANTS overrides the
 # kernels (default: baseline patched debug); VB_CHECK_EXPERIMENT=0 skips
 # the quick experiment, VB_CHECK_VHOST_USER=0 the vhost-user smoke tests
-# (baseline, patched and, at smaller sizes, debug).
+# (baseline, patched and, at smaller sizes, debug) and the advise
+# scenarios, VB_CHECK_ADVISE=0 the advise scenarios alone.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/scripts/lib.sh"
@@ -149,6 +150,23 @@ if [ "${VB_CHECK_VHOST_USER:-1}" = 1 ]; then
 		else
 			tail -n 15 "$OUT/vhost-user-debug.log"
 			verdict FAIL "debug: vhost-user smoke ($OUT/vhost-user-debug.log)"
+		fi
+		;;
+	esac
+fi
+
+# vsockbatch advise (issue 13): every rule on a lab scenario where it must
+# fire and one where it must not (host->guest on the baseline kernel,
+# tiny transfers; 60-75 s measured with the host's load average at 7-10).
+if [ "${VB_CHECK_VHOST_USER:-1}" = 1 ] && [ "${VB_CHECK_ADVISE:-1}" = 1 ]; then
+	case " $VARIANTS " in
+	*" baseline "*)
+		echo "--- advise rules in the lab"
+		if "$ROOT/tests/advise-lab.sh" -o "$OUT/advise" >"$OUT/advise.log" 2>&1; then
+			verdict PASS "advise: each rule fires on its lab scenario and stays clear on another"
+		else
+			grep -E '^FAIL|advise-lab:' "$OUT/advise.log" | tail -n 15
+			verdict FAIL "advise rules in the lab ($OUT/advise.log)"
 		fi
 		;;
 	esac
