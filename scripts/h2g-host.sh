@@ -3,7 +3,8 @@
 # (scripts/experiment.sh --mode h2g), started by scripts/guest-run.sh -H
 # next to a guest running tests/guest/experiment-run.sh with MODE=h2g.
 #
-# Walks the guest's sequence of ports (from 3001: per payload a fixed and
+# Walks the guest's sequence of ports (from 3001: one warm-up transfer of
+# the first payload unless WARMUP=0, then per payload a fixed and
 # a matched transfer, then one ping-pong per RTT size, then per payload one
 # traced transfer) and drives each from the host through the lab's
 # vhost-user-vsock device, as the cover letter's host-side vsock_perf did:
@@ -17,7 +18,7 @@
 # or while the tracer loads.
 #
 # Environment: VB_UDS, VB_OUTDIR, VB_GUEST_PID (from guest-run.sh -H);
-# PAYLOADS, SCALE, CAP, RTT_SIZES, PP_COUNT, PP_WARMUP, TRACE as given to
+# PAYLOADS, SCALE, CAP, RTT_SIZES, PP_COUNT, PP_WARMUP, TRACE, WARMUP as given to
 # the guest.  Output: VB_OUTDIR/host-samples.jsonl, VB_OUTDIR/raw/host.*.
 # Exit 0 when every step worked, 1 otherwise (the others still run).
 set -uo pipefail
@@ -71,6 +72,12 @@ jnum() {
 	grep '^{"tool":' "$1" | tail -n 1 | sed -n "s/.*\"$2\":\([0-9.eE+-]*\)[,}].*/\1/p"
 }
 
+# The guest's untimed warm-up transfer of the first payload (WARMUP=1,
+# the default of tests/guest/experiment-run.sh) comes first.
+if [ "${WARMUP:-1}" = 1 ]; then
+	set -- $PAYLOADS
+	send "warmup.$1" "$1"
+fi
 for p in $PAYLOADS; do
 	send "fixed.$p" "$p"
 	send "match.$p" "$p"

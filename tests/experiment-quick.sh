@@ -15,15 +15,23 @@
 # interrupt pinned to vCPU 1, every traced packet processed there by
 # virtio_transport_rx_work(), batches of exactly 1 packet on baseline and
 # more than 1 at 64 B on the batched kernels, the RX-vCPU cost table.
-#   tests/experiment-quick.sh [--mode loopback|h2g]
+# --clock icount: the instruction-count mode, with its own checks: the
+# plugin's insns.tsv and marks.tsv per run, positive insn_* samples for
+# every transfer (untraced, matched, traced), the summary's insn rows,
+# clock and measured tracer overhead, the report's icount tables.
+#   tests/experiment-quick.sh [--mode loopback|h2g] [--clock wall|icount]
 set -uo pipefail
-MODE=loopback
-case ${1-} in
-'') ;;
---mode) MODE=${2-} ;;
-*) echo "usage: ${0##*/} [--mode loopback|h2g]" >&2; exit 2 ;;
-esac
+MODE=loopback CLOCK=wall
+while [ $# -gt 0 ]; do
+	case $1 in
+	--mode) MODE=${2-}; shift ;;
+	--clock) CLOCK=${2-}; shift ;;
+	*) echo "usage: ${0##*/} [--mode loopback|h2g] [--clock wall|icount]" >&2; exit 2 ;;
+	esac
+	shift
+done
 case $MODE in loopback|h2g) ;; *) echo "${0##*/}: bad mode '$MODE'" >&2; exit 2 ;; esac
+case $CLOCK in wall|icount) ;; *) echo "${0##*/}: bad clock '$CLOCK'" >&2; exit 2 ;; esac
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 VB=$ROOT/build/vsockbatch
 LAB=$ROOT/build/vsockbatch-lab
@@ -50,9 +58,9 @@ if [ -n "${VB_EXPQ_SET:-}" ]; then
 else
 	out=$tmp/set
 	start=$(date +%s)
-	"$ROOT/scripts/experiment.sh" --quick --mode "$MODE" --out "$out" >"$tmp/stdout" 2>"$tmp/stderr"
+	"$ROOT/scripts/experiment.sh" --quick --mode "$MODE" --clock "$CLOCK" --out "$out" >"$tmp/stdout" 2>"$tmp/stderr"
 	rc=$?
-	echo "experiment.sh --quick --mode $MODE: exit $rc after $(($(date +%s) - start))s"
+	echo "experiment.sh --quick --mode $MODE --clock $CLOCK: exit $rc after $(($(date +%s) - start))s"
 	[ $rc -eq 0 ] && ok "experiment.sh exit 0" || { bad "experiment.sh exit $rc"; tail -n 5 "$tmp/stderr"; }
 	check "progress lines (run k/R, elapsed, ETA) on stderr" \
 		grep -q '^\[experiment\] run 3/3: .*elapsed .*ETA' "$tmp/stderr"
@@ -89,6 +97,22 @@ for d in $(jq -r '.runs[].dir' "$m" 2>/dev/null); do
 	# (rightly) drop a sample as too coarse; any it keeps must be sane.
 	check "$d: untraced CPU cost samples (/proc/stat), if any, positive" \
 		jq -e -s 'all(.[] | select(.metric | startswith("stat_")); .value > 0)' "$r/samples.jsonl"
+	if [ "$CLOCK" = icount ]; then
+		check "$d: insns.tsv from the plugin, with marks and the exit row" \
+			sh -c "grep -q '^# seq' '$r/insns.tsv' && grep -Eq '^[0-9]+	[0-9]+	1	' '$r/insns.tsv' && grep -q '	exit	' '$r/insns.tsv'"
+		check "$d: marks.tsv names every transfer (fixed, match, traced x 2 payloads)" \
+			sh -c "[ \$(wc -l <'$r/marks.tsv') -eq 6 ]"
+		for p in 64 4096; do
+			for mt in insn_per_byte insn_kernel_per_byte insn_cpu0_per_byte insn_cpu1_per_byte insn_per_byte_match insn_per_byte_traced; do
+				check "$d: sample $mt at $p, positive" \
+					jq -e -s --arg m "$mt" --argjson p "$p" '[.[] | select(.metric == $m and .payload == $p)] | length == 1 and all(.[]; .value > 0)' "$r/samples.jsonl"
+			done
+			check "$d: $p: kernel part <= total, vCPUs sum to the total" \
+				jq -e -s --argjson p "$p" 'map(select(.payload == $p)) | (map(select(.metric == "insn_per_byte"))[0].value) as $t |
+					(map(select(.metric == "insn_kernel_per_byte"))[0].value) <= $t and
+					((map(select(.metric == "insn_cpu0_per_byte" or .metric == "insn_cpu1_per_byte")) | map(.value) | add) - $t | fabs) < 1e-6 * $t' "$r/samples.jsonl"
+		done
+	fi
 	check "$d: RTT samples at 64 B" \
 		jq -e -s '[.[] | select(.payload == 64 and (.metric | startswith("rtt_")))] | length == 3' "$r/samples.jsonl"
 	[ "$MODE" = h2g ] || continue
@@ -124,8 +148,21 @@ if [ "$MODE" = h2g ]; then
 		grep -qF "RX worker's vCPU (the cover letter's Guest CPU1 table)" "$out/report.md"
 fi
 
-check "untraced CPU cost sampled in at least one run at 64 B" \
-	sh -c "cat '$out'/runs/*/samples.jsonl | jq -e -s 'any(.[]; .metric == \"stat_ns_per_byte\" and .payload == 64)'"
+if [ "$CLOCK" = wall ]; then
+	check "untraced CPU cost sampled in at least one run at 64 B" \
+		sh -c "cat '$out'/runs/*/samples.jsonl | jq -e -s 'any(.[]; .metric == \"stat_ns_per_byte\" and .payload == 64)'"
+else
+	check "manifest and summary: clock icount" \
+		jq -e '.experiment.clock == "icount"' "$m"
+	check "summary.json: clock icount, insn rows at 64 and 4096 with an MDE key" \
+		jq -e '.clock == "icount" and all(.comparisons[]; [.rows[] | select(.metric == "insn_per_byte") | .payload] == [64, 4096]) and
+			all(.comparisons[].rows[]; has("mde_pct"))' "$out/summary.json"
+	check "summary.json: tracer overhead measured per state and payload" \
+		jq -e '(.tracer_overhead | length) == 6 and all(.tracer_overhead[]; (.overhead_pct | type) == "number" and .n_runs == 1)' "$out/summary.json"
+	for h in "Clock: **icount**" "Guest instructions per received byte, all vCPUs" "The tracer's own cost (measured)" "MDE"; do
+		check "report.md: '$h'" grep -qF "$h" "$out/report.md"
+	done
+fi
 
 # summary.json
 s=$out/summary.json

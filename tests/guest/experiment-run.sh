@@ -16,6 +16,7 @@
 #   PP_WARMUP  untimed round trips first (default 50)
 #   TRACE      1 (default): one extra traced run per payload
 #   STATE      kernel state name, stored as a label in traced files
+#   WARMUP     1 (default): one untimed transfer of the first payload first
 #   CLOCK      wall (default) or icount (guest-run.sh -C icount): then
 #              vb-recv sets instruction-count marks around every transfer
 #              (accept to EOF) and marks.tsv names them; the host turns
@@ -201,6 +202,17 @@ if [ "$MODE" = h2g ]; then
 		exit 1
 	fi
 	echo "rx irq: $irq ($dev) pinned to cpu $(cat "/proc/irq/$irq/smp_affinity_list")" >>"$out/env.txt"
+fi
+
+# One untimed transfer first: the first transfer of a boot pays for
+# warming the slab caches and the page allocator (measured under icount:
+# +1.9 % instructions per byte at 64 B against the second transfer of the
+# same boot), and that would land on whichever payload comes first.
+set -- $PAYLOADS
+if [ "$CLOCK" = icount ] || [ "${WARMUP:-1}" = 1 ]; then
+	saved_clock=$CLOCK CLOCK=wall
+	stream "warmup.$1" "$1" 0 --recv-size 64K --rcvlowat 1 || fail "warm-up transfer"
+	CLOCK=$saved_clock
 fi
 
 for p in $PAYLOADS; do

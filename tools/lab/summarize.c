@@ -93,7 +93,11 @@ struct set {
 	char kernel_mode[SUM_MAX_STATES][16];
 	double level;		/* confidence level, for headings */
 	int rx_cpu;		/* manifest's experiment.rx_cpu; -1: none */
+	bool icount;		/* experiment.clock == "icount" */
 };
+
+/* Power of the "smallest detectable change" column (stats_paired_mde_pct). */
+#define SUM_MDE_POWER	0.8
 
 static void usage(FILE *f)
 {
@@ -199,6 +203,8 @@ static int load_manifest(struct set *s, const char *dir)
 		}
 	}
 	s->rx_cpu = -1;
+	s->icount = !strcmp(json_string_value(json_object_get(json_object_get(s->manifest,
+				"experiment"), "clock")) ?: "wall", "icount");
 	v = json_object_get(json_object_get(s->manifest, "experiment"), "rx_cpu");
 	if (v) {
 		if (!json_is_integer(v) || json_integer_value(v) < 0 ||
@@ -500,6 +506,7 @@ static json_t *row_json(const struct set *s, const struct comp *c,
 	json_object_set_new(o, "ci_low_pct", jnum(r->ok && r->st.has_ci ? r->st.ci_lo_pct : NAN));
 	json_object_set_new(o, "ci_high_pct", jnum(r->ok && r->st.has_ci ? r->st.ci_hi_pct : NAN));
 	json_object_set_new(o, "verdict", json_string(verdict_name(r)));
+	json_object_set_new(o, "mde_pct", jnum(r->ok ? stats_paired_mde_pct(&r->st, SUM_MDE_POWER) : NAN));
 	if (r->has_boot) {
 		json_t *b = json_object();
 
@@ -524,6 +531,75 @@ static json_t *row_json(const struct set *s, const struct comp *c,
 static bool row_has_data(const struct sum_row *r)
 {
 	return r->pairs.n || r->pairs.dropped;
+}
+
+/*
+ * The tracer's own cost per state: traced / untraced instructions per
+ * byte - 1, the same payload in the same boot, as mean and t-interval
+ * over the rounds.  Both transfers are exact counts, so this is measured,
+ * not estimated; it differs between kernels because the tracer's work is
+ * per lock window.
+ */
+static void tracer_cost(const struct set *s, unsigned int st, unsigned int payload,
+			double *mean, double *lo, double *hi, size_t *n)
+{
+	double v[256], u, t;
+	unsigned int r;
+	size_t i, k = 0;
+
+	for (r = 0; r < s->nrounds && k < 256; r++) {
+		double a = NAN, b = NAN;
+
+		for (i = 0; i < s->nsamples; i++) {
+			const struct sum_sample *x = &s->samples[i];
+
+			if (x->round != r || x->state != st || x->payload != payload)
+				continue;
+			if (x->metric == SUM_M_INSN_PER_BYTE)
+				a = x->value;
+			else if (x->metric == SUM_M_INSN_TRACED)
+				b = x->value;
+		}
+		if (isfinite(a) && isfinite(b) && a > 0)
+			v[k++] = 100.0 * (b / a - 1.0);
+	}
+	*n = k;
+	*mean = *lo = *hi = NAN;
+	if (!k)
+		return;
+	*mean = *lo = *hi = stats_mean(v, k);
+	if (k < 2)
+		return;
+	u = stats_sd(v, k) / sqrt((double)k);
+	t = stats_t_quantile((1 + s->level) / 2, (double)(k - 1));
+	*lo = *mean - t * u;
+	*hi = *mean + t * u;
+}
+
+static json_t *tracer_cost_json(const struct set *s)
+{
+	json_t *a = json_array();
+	unsigned int st, pi;
+
+	for (st = 0; st < s->nstates; st++)
+		for (pi = 0; pi < s->npayloads; pi++) {
+			double m, lo, hi;
+			size_t n;
+			json_t *o;
+
+			tracer_cost(s, st, s->payloads[pi], &m, &lo, &hi, &n);
+			if (!n)
+				continue;
+			o = json_object();
+			json_object_set_new(o, "state", json_string(s->state_names[st]));
+			json_object_set_new(o, "payload", json_integer(s->payloads[pi]));
+			json_object_set_new(o, "n_runs", json_integer((json_int_t)n));
+			json_object_set_new(o, "overhead_pct", jnum(m));
+			json_object_set_new(o, "ci_low_pct", jnum(n > 1 ? lo : NAN));
+			json_object_set_new(o, "ci_high_pct", jnum(n > 1 ? hi : NAN));
+			json_array_append_new(a, o);
+		}
+	return a;
 }
 
 static int write_summary(const struct set *s, struct comp *comps, size_t ncomp,
@@ -587,6 +663,8 @@ static int write_summary(const struct set *s, struct comp *comps, size_t ncomp,
 	}
 	json_object_set_new(root, "tracer_kernels", kern);
 	json_object_set_new(root, "per_cpu_traced", wcpu);
+	json_object_set_new(root, "clock", json_string(s->icount ? "icount" : "wall"));
+	json_object_set_new(root, "tracer_overhead", tracer_cost_json(s));
 	for (i = 0; i < s->nruns; i++)
 		json_array_append_new(runs, json_pack("{s:i,s:i,s:s,s:s,s:i}",
 			"round", s->runs[i].round, "pos", s->runs[i].pos,
@@ -626,33 +704,39 @@ static void md_table(FILE *f, const struct set *s, const struct comp *c,
 		     enum sum_metric m, enum sum_metric counts,
 		     const char *heading)
 {
-	char b1[64], b2[64], b3[96], pl[16], c1[32], c2[32];
+	char b1[64], b2[64], b3[96], b4[24], pl[16], c1[32], c2[32];
 	bool any = false;
 	unsigned int pi;
+	double mde;
 
 	for (pi = 0; pi < s->npayloads; pi++)
 		any |= row_has_data(&c->rows[pi][m]);
 	if (!any)
 		return;
 	fprintf(f, "\n%s (%s):\n\n", heading, unit_of(s, m));
-	fprintf(f, "| payload | %s | %s | change (%.0f%% CI) | n |",
+	fprintf(f, "| payload | %s | %s | change (%.0f%% CI) | n | MDE |",
 		s->state_names[c->a], s->state_names[c->b], 100 * s->level);
 	if (counts != SUM_M_NR)
 		fprintf(f, " recv() (%s/%s) |", s->state_names[c->a],
 			s->state_names[c->b]);
 	fputc('\n', f);
-	fprintf(f, "|---|---:|---:|---|---:|%s\n", counts != SUM_M_NR ? "---:|" : "");
+	fprintf(f, "|---|---:|---:|---|---:|---:|%s\n", counts != SUM_M_NR ? "---:|" : "");
 	for (pi = 0; pi < s->npayloads; pi++) {
 		const struct sum_row *r = &c->rows[pi][m];
 
 		if (!row_has_data(r))
 			continue;
-		fprintf(f, "| %s | %s | %s | %s | %zu%s |",
+		mde = r->ok ? stats_paired_mde_pct(&r->st, SUM_MDE_POWER) : NAN;
+		if (isfinite(mde))
+			snprintf(b4, sizeof(b4), "%.2g%%", mde);
+		else
+			snprintf(b4, sizeof(b4), "-");
+		fprintf(f, "| %s | %s | %s | %s | %zu%s | %s |",
 			sum_payload_label(s->payloads[pi], pl, sizeof(pl)),
 			sum_fmt_value(r->mean_a, b1, sizeof(b1)),
 			sum_fmt_value(r->mean_b, b2, sizeof(b2)),
 			sum_fmt_change(r, b3, sizeof(b3)), r->pairs.n,
-			r->pairs.dropped ? " (+dropped)" : "");
+			r->pairs.dropped ? " (+dropped)" : "", b4);
 		if (counts != SUM_M_NR) {
 			const struct sum_row *rc = &c->rows[pi][counts];
 
@@ -749,7 +833,21 @@ static void md_comparison(FILE *f, const struct set *s, const struct comp *c,
 			  bool full)
 {
 	fprintf(f, "\n## %s\n", c->title);
+	md_table(f, s, c, SUM_M_INSN_PER_BYTE, SUM_M_NR,
+		 "Guest instructions per received byte, all vCPUs, fixed 64K receiver, untraced (icount, exact count from accept() to EOF)");
+	md_table(f, s, c, s->rx_cpu == 0 ? SUM_M_INSN_CPU0 : SUM_M_INSN_CPU1, SUM_M_NR,
+		 s->rx_cpu >= 0 ?
+		 "Guest instructions per received byte on the RX worker's vCPU (the cover letter's Guest CPU1 table), untraced (icount)" :
+		 "Guest instructions per received byte on vCPU 1 (the sender's; the loopback worker runs where it was queued), untraced (icount)");
+	md_table(f, s, c, s->rx_cpu == 0 ? SUM_M_INSN_CPU1 : SUM_M_INSN_CPU0, SUM_M_NR,
+		 "Guest instructions per received byte on vCPU 0 (the receiver's), untraced (icount)");
+	md_table(f, s, c, SUM_M_INSN_KERNEL, SUM_M_NR,
+		 "Kernel-mode guest instructions per received byte, all vCPUs, untraced (icount)");
+	md_table(f, s, c, SUM_M_INSN_MATCH, SUM_M_NR,
+		 "Guest instructions per received byte, recv() size = write size, untraced (icount)");
 	md_table(f, s, c, SUM_M_TPUT_FIXED, SUM_M_NR,
+		 s->icount ?
+		 "RX rate in guest time, 64K recv() size, SO_RCVLOWAT=1 (icount: guest time is instructions of both vCPUs in turn, so this is work, not parallel throughput)" :
 		 "End-to-end RX throughput, 64K recv() size, SO_RCVLOWAT=1");
 	md_table(f, s, c, SUM_M_TPUT_MATCH, SUM_M_RECV_MATCH,
 		 "Fixed-syscall stress test, recv() size = sender write size");
@@ -770,12 +868,49 @@ static void md_comparison(FILE *f, const struct set *s, const struct comp *c,
 	if (s->rx_cpu >= 0)
 		md_table(f, s, c, SUM_M_COST_RX_CPU, SUM_M_NR,
 			 "CPU cost per received byte on the RX worker's vCPU, fixed 64K receiver, traced run (tracer cost included)");
+	md_table(f, s, c, SUM_M_INSN_TRACED, SUM_M_NR,
+		 "Guest instructions per received byte under vsockbatch record, all vCPUs (icount; the tracer's own cost included)");
 	if (full)
 		md_table(f, s, c, SUM_M_TPUT_TRACED, SUM_M_NR,
 			 "RX throughput of the traced runs (tracer overhead included: not comparable with the untraced tables)");
 	md_tracer(f, s, c);
 	md_boot(f, s, c, SUM_M_TPUT_FIXED);
 	md_order(f, s, c);
+}
+
+static void md_tracer_cost(FILE *f, const struct set *s)
+{
+	char pl[16];
+	unsigned int st, pi;
+	bool any = false;
+
+	for (st = 0; st < s->nstates; st++)
+		for (pi = 0; pi < s->npayloads; pi++) {
+			double m, lo, hi;
+			size_t n;
+
+			tracer_cost(s, st, s->payloads[pi], &m, &lo, &hi, &n);
+			if (!n)
+				continue;
+			if (!any) {
+				fprintf(f, "\n## The tracer's own cost (measured)\n\n"
+					"Guest instructions per byte of the traced transfer (`vsockbatch record`)\n"
+					"over the untraced one of the same payload in the same boot, minus 1;\n"
+					"mean and %.0f%% t-interval over the runs (icount: both are exact counts).\n\n"
+					"| state | payload | tracer cost | n |\n|---|---|---:|---:|\n",
+					100 * s->level);
+				any = true;
+			}
+			if (n > 1)
+				fprintf(f, "| %s | %s | %+.1f%% [%+.1f%%, %+.1f%%] | %zu |\n",
+					s->state_names[st],
+					sum_payload_label(s->payloads[pi], pl, sizeof(pl)),
+					m, lo, hi, n);
+			else
+				fprintf(f, "| %s | %s | %+.1f%% (no CI) | %zu |\n",
+					s->state_names[st],
+					sum_payload_label(s->payloads[pi], pl, sizeof(pl)), m, n);
+		}
 }
 
 static void md_where(FILE *f, const struct set *s)
@@ -853,8 +988,21 @@ static int write_report(const struct set *s, struct comp *comps, size_t ncomp,
 	fprintf(f, "Method: change = 100*(exp(mean ln(B/A)) - 1) over the pairs; the CI is a\n"
 		"%.0f%% t-interval on the per-pair log ratios, exponentiated (needs 2 pairs).\n"
 		"Cross-check: bootstrap over the pairs (ratio of means, %u resamples,\n"
-		"percentile interval, seed 0x%llx).  n = complete pairs.\n\n",
+		"percentile interval, seed 0x%llx).  n = complete pairs.  MDE = the smallest\n"
+		"change these pairs would detect with 80%% power (paired t-test at the CI's\n"
+		"level, observed spread): a row whose CI includes 0 is \"not resolved\", and\n"
+		"rules out only changes larger than its MDE.\n\n",
 		100 * o->st.level, o->st.iters, (unsigned long long)o->st.seed);
+	if (s->icount)
+		fprintf(f, "Clock: **icount** (QEMU -icount shift=0,sleep=off).  Guest time is the\n"
+			"guest's instruction count and every vCPU runs in turn in one host\n"
+			"thread: the insns/byte tables are exact per-vCPU counts of the work done,\n"
+			"independent of the host's load; the Gbit/s and RTT figures are in guest\n"
+			"time, so they measure work on the critical path, not the parallel\n"
+			"throughput of real CPUs.  Wall-clock sets measure that.\n\n");
+	else
+		fprintf(f, "Clock: **wall** (TCG at full speed): throughput and RTT in the guest's\n"
+			"clock, which follows the host's; they are as noisy as the host is busy.\n\n");
 	fprintf(f, "CPU cost unit: %s%s\n", unit_of(s, SUM_M_COST_PER_BYTE),
 		s->have_cost_unit && s->cost_unit == VB_COST_CPU_CLOCK_NS ?
 		" - no PMU under QEMU TCG, so the tracer reports busy CPU time\n"
@@ -884,6 +1032,7 @@ static int write_report(const struct set *s, struct comp *comps, size_t ncomp,
 	}
 	for (i = 0; i < ncomp; i++)
 		md_comparison(f, s, &comps[i], i == 0);
+	md_tracer_cost(f, s);
 	md_where(f, s);
 	fprintf(f, "\n## Plots\n\n"
 		"- plots/tput-fixed.svg, plots/tput-match.svg: throughput vs payload per state, mean with %.0f%% t-interval of the runs\n"

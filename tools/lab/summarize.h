@@ -39,6 +39,12 @@ enum sum_metric {
 	SUM_M_COST_RX_CPU,	/* CPU cost per byte on the RX worker's vCPU */
 	SUM_M_STAT_NS_PER_BYTE,	/* untraced: busy ns per byte, all vCPUs (/proc/stat) */
 	SUM_M_STAT_RX_NS_PER_BYTE, /* untraced: the same on the RX worker's vCPU */
+	SUM_M_INSN_PER_BYTE,	/* icount: guest instructions per byte, all vCPUs */
+	SUM_M_INSN_KERNEL,	/* icount: the kernel-mode part of it */
+	SUM_M_INSN_CPU0,	/* icount: on vCPU 0 (the receiver's) */
+	SUM_M_INSN_CPU1,	/* icount: on vCPU 1 (h2g: the RX worker's) */
+	SUM_M_INSN_MATCH,	/* icount: all vCPUs, recv() size = write size */
+	SUM_M_INSN_TRACED,	/* icount: all vCPUs, under vsockbatch record */
 	SUM_M_NR
 };
 

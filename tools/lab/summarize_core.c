@@ -47,6 +47,18 @@ const struct sum_metric_info sum_metrics[SUM_M_NR] = {
 				"busy CPU time per received byte, all vCPUs, untraced (/proc/stat)", false },
 	[SUM_M_STAT_RX_NS_PER_BYTE] = { "stat_ns_per_byte_rx_cpu", "ns/byte",
 				"busy CPU time per received byte, RX worker vCPU, untraced (/proc/stat)", false },
+	[SUM_M_INSN_PER_BYTE] = { "insn_per_byte", "insns/byte",
+				"guest instructions per received byte, all vCPUs, untraced (icount)", false },
+	[SUM_M_INSN_KERNEL] = { "insn_kernel_per_byte", "insns/byte",
+				"kernel-mode guest instructions per received byte, untraced (icount)", false },
+	[SUM_M_INSN_CPU0] = { "insn_cpu0_per_byte", "insns/byte",
+				"guest instructions per received byte on vCPU 0, untraced (icount)", false },
+	[SUM_M_INSN_CPU1] = { "insn_cpu1_per_byte", "insns/byte",
+				"guest instructions per received byte on vCPU 1, untraced (icount)", false },
+	[SUM_M_INSN_MATCH] = { "insn_per_byte_match", "insns/byte",
+				"guest instructions per received byte, recv() size = write size, untraced (icount)", false },
+	[SUM_M_INSN_TRACED] = { "insn_per_byte_traced", "insns/byte",
+				"guest instructions per received byte under vsockbatch record (icount)", true },
 };
 
 int sum_metric_find(const char *name)

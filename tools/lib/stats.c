@@ -249,6 +249,18 @@ static int check_pairs(const double *base, const double *patched, size_t n,
 	return 0;
 }
 
+double stats_paired_mde_pct(const struct stats_paired *p, double power)
+{
+	double df;
+
+	if (p->n < 2 || !isfinite(p->sd_log_ratio) || power <= 0 || power >= 1)
+		return NAN;
+	df = (double)(p->n - 1);
+	return 100.0 * expm1((stats_t_quantile((1.0 + p->level) / 2.0, df) +
+			      stats_t_quantile(power, df)) *
+			     p->sd_log_ratio / sqrt((double)p->n));
+}
+
 int stats_paired(const double *base, const double *patched, size_t n,
 		 double level, struct stats_paired *out)
 {

@@ -98,6 +98,17 @@ struct stats_paired {
 int stats_paired(const double *base, const double *patched, size_t n,
 		 double level, struct stats_paired *out);
 
+/*
+ * Smallest change the pairs could detect: the true change that a two-sided
+ * paired t-test at the interval's level would find with the given power
+ * (e.g. 0.8), for the observed sd of the log ratios:
+ *   (t((1 + level) / 2, n - 1) + t(power, n - 1)) * sd / sqrt(n),
+ * as a percentage of the baseline (100 * (exp(x) - 1)).  The usual
+ * "minimum detectable effect" of a power analysis; it is what a "not
+ * resolved" row can and cannot rule out.  NaN for n < 2.
+ */
+double stats_paired_mde_pct(const struct stats_paired *p, double power);
+
 struct stats_boot {
 	size_t n;			/* number of pairs */
 	unsigned int iters;		/* resamples drawn */
