@@ -92,6 +92,30 @@ static char *materialize(const char *name)
 	return out;
 }
 
+/* tmpdir/NAME: a copy of SRC, with label KEY=VALUE set if KEY. */
+static char *copy_of(const char *src, const char *name, const char *key,
+		     const char *value)
+{
+	json_error_t jerr;
+	json_t *doc, *labels;
+	char *out;
+
+	doc = json_load_file(src, 0, &jerr);
+	assert_non_null(doc);
+	if (key) {
+		labels = json_object_get(doc, "labels");
+		if (!labels) {
+			labels = json_object();
+			json_object_set_new(doc, "labels", labels);
+		}
+		json_object_set_new(labels, key, json_string(value));
+	}
+	assert_true(asprintf(&out, "%s/%s", tmpdir, name) > 0);
+	assert_int_equal(json_dump_file(doc, out, JSON_INDENT(1)), 0);
+	json_decref(doc);
+	return out;
+}
+
 static char *slurp_fd(int fd)
 {
 	char *buf;
@@ -155,6 +179,10 @@ static void cap_free(struct captured *c)
 struct paths {
 	char *b[3], *p[3];
 	char *cpuclock, *payload4k, *nopayload, *badgbps, *v2;
+	char *cpuclock2;	/* another file with the same content */
+	char *b1copy;		/* a copy of base-1 (same start time) */
+	/* with labels: mode=h2g / mode=loopback, bytes=1M / bytes=2M */
+	char *b1h2g, *p1loop, *b2bytes, *p2bytes;
 };
 
 static struct paths P;
@@ -182,6 +210,12 @@ static int setup(void **state)
 	P.payload4k = materialize("patched-payload4k.json");
 	P.nopayload = materialize("patched-nopayload.json");
 	P.badgbps = materialize("patched-badgbps.json");
+	P.cpuclock2 = copy_of(P.cpuclock, "cpuclock-copy.json", NULL, NULL);
+	P.b1copy = copy_of(P.b[0], "base-1-copy.json", NULL, NULL);
+	P.b1h2g = copy_of(P.b[0], "base-1-h2g.json", "mode", "h2g");
+	P.p1loop = copy_of(P.p[0], "patched-1-loop.json", "mode", "loopback");
+	P.b2bytes = copy_of(P.b[1], "base-2-bytes.json", "bytes", "1048576");
+	P.p2bytes = copy_of(P.p[1], "patched-2-bytes.json", "bytes", "2097152");
 	/* version2.json is a complete (newer) file: used as is */
 	assert_true(asprintf(&P.v2, "%s/version2.json", fixdir) > 0);
 	return 0;
@@ -198,6 +232,12 @@ static int teardown(void **state)
 		free(P.p[i]);
 	}
 	free(P.cpuclock);
+	free(P.cpuclock2);
+	free(P.b1copy);
+	free(P.b1h2g);
+	free(P.p1loop);
+	free(P.b2bytes);
+	free(P.p2bytes);
 	free(P.payload4k);
 	free(P.nopayload);
 	free(P.badgbps);
@@ -387,7 +427,8 @@ static void test_text_table(void **state)
 	assert_non_null(strstr(c.out, "+22.14%  [-4.73%, +56.58%]"));
 	assert_non_null(strstr(c.out, "cycles per byte"));
 	assert_non_null(strstr(c.out, "-10.59%  [-11.88%, -9.28%] better"));
-	assert_non_null(strstr(c.out, "batch length         p50 1.0000 -> 5.5000 pkts"));
+	/* one format per unit: packets per batch to 2 decimals */
+	assert_non_null(strstr(c.out, "batch length         p50 1.00 -> 5.50 pkts/batch"));
 	assert_non_null(strstr(c.out, "seed 0x76736f636b626174"));
 	assert_non_null(strstr(c.out, "throughput (Gbit/s) change: [-4.73% +22.14% +56.58%] (95% CI, n=3"));
 	assert_non_null(strstr(c.out, "No significant change"));
@@ -448,6 +489,100 @@ static void test_refusals(void **state)
 		    "--json", NULL), "CPU-cost units differ");
 }
 
+/*
+ * Pairings that would fake samples: each refused with exit 2 and one
+ * line.  The t-interval needs independent pairs.
+ */
+static void test_refused_pairings(void **state)
+{
+	char list_b[2048], list_p[2048];
+	struct captured c;
+
+	(void)state;
+	/* baseline and patched are one file */
+	refused(run(P.b[0], P.b[0], NULL),
+		"refused: pair 1: baseline ");
+	/* ... or a copy of one recording (same start time and kernel) */
+	refused(run(P.b[0], P.b1copy, NULL), "are the same recording");
+	/* the same pair given twice, with -b/-p ... */
+	refused(run("-b", P.b[0], "-b", P.b[0], "-p", P.p[0], "-p", P.p[0], NULL),
+		"refused: pairs 1 and 2 are the same pair");
+	/* ... or as comma lists, or with a copy standing in */
+	snprintf(list_b, sizeof(list_b), "%s,%s,%s", P.b[0], P.b[1], P.b1copy);
+	snprintf(list_p, sizeof(list_p), "%s,%s,%s", P.p[0], P.p[1], P.p[0]);
+	refused(run(list_b, list_p, NULL), "refused: pairs 1 and 3 are the same pair");
+	/* one recording in two pairs, same side or across sides */
+	refused(run("-b", P.b[0], "-b", P.b[0], "-p", P.p[0], "-p", P.p[1], NULL),
+		"refused: one recording in pairs 1 and 2");
+	refused(run("-b", P.b[0], "-b", P.b[1], "-p", P.p[0], "-p", P.b[0], NULL),
+		"refused: one recording in pairs 1 and 2");
+	/* the reason is one line */
+	c = run(P.b[0], P.b[0], NULL);
+	assert_non_null(strchr(c.err, '\n'));
+	assert_int_equal(strchr(c.err, '\n')[1], 0);
+	cap_free(&c);
+	/* distinct files with equal content and no start time are fine */
+	c = run(P.cpuclock, P.cpuclock2, NULL);
+	assert_int_equal(c.rc, 0);
+	cap_free(&c);
+}
+
+/* Different 'mode' or 'bytes' labels: compared, with a warning. */
+static void test_label_warnings(void **state)
+{
+	struct captured c;
+	json_t *root, *w;
+
+	(void)state;
+	c = run("-b", P.b[0], "-b", P.b[1], "-p", P.p1loop, "-p", P.p[1], NULL);
+	assert_int_equal(c.rc, 0);
+	assert_non_null(strstr(c.out, "warning: label 'mode' in only 1 of 4 files"));
+	cap_free(&c);
+	/* two values: the files that disagree are named */
+	c = run("-b", P.b1h2g, "-p", P.p1loop, NULL);
+	assert_int_equal(c.rc, 0);
+	assert_non_null(strstr(c.out, "warning: label 'mode' differs: "));
+	assert_non_null(strstr(c.out, "mode=h2g"));
+	assert_non_null(strstr(c.out, "mode=loopback"));
+	cap_free(&c);
+	c = run("--json", "-b", P.b1h2g, "-b", P.b2bytes, "-p", P.p1loop, "-p",
+		P.p2bytes, NULL);
+	assert_int_equal(c.rc, 0);
+	root = parse_out(&c);
+	w = json_object_get(root, "warnings");
+	assert_true(json_array_size(w) >= 2);
+	assert_non_null(strstr(json_string_value(json_array_get(w, 0)),
+			       "label 'mode' "));
+	assert_non_null(strstr(json_string_value(json_array_get(w, 1)),
+			       "label 'bytes' "));
+	json_decref(root);
+	cap_free(&c);
+}
+
+/* Text: 80 columns, one path a line (16 paths were one 459-char line). */
+static void test_text_80_columns(void **state)
+{
+	struct captured c;
+	char *line, *nl, *b0;
+
+	(void)state;
+	c = run("-b", P.b[0], "-b", P.b[1], "-b", P.b[2],
+		"-p", P.p[0], "-p", P.p[1], "-p", P.p[2], NULL);
+	assert_int_equal(c.rc, 0);
+	for (line = c.out; *line; line = nl + 1) {
+		nl = strchr(line, '\n');
+		assert_non_null(nl);
+		assert_true(nl - line <= 80);
+	}
+	b0 = strstr(c.out, P.b[0]);
+	assert_non_null(b0);
+	/* the next path starts a line of its own */
+	assert_null(memchr(b0, ' ', (size_t)(strchr(b0, '\n') - b0)));
+	assert_non_null(strstr(c.out, "\n  baseline  "));
+	assert_non_null(strstr(c.out, "\n  patched   "));
+	cap_free(&c);
+}
+
 static void test_usage_errors(void **state)
 {
 	struct captured c;
@@ -476,7 +611,7 @@ static void test_cpu_clock_unit(void **state)
 	json_t *root, *m;
 
 	(void)state;
-	c = run("--json", P.cpuclock, P.cpuclock, NULL);
+	c = run("--json", P.cpuclock, P.cpuclock2, NULL);
 	assert_int_equal(c.rc, 0);
 	root = parse_out(&c);
 	assert_string_equal(json_string_value(json_object_get(root, "cost_unit")),
@@ -488,7 +623,7 @@ static void test_cpu_clock_unit(void **state)
 	assert_string_equal(json_string_value(json_object_get(m, "unit")), "ns/B");
 	json_decref(root);
 	cap_free(&c);
-	c = run(P.cpuclock, P.cpuclock, NULL);
+	c = run(P.cpuclock, P.cpuclock2, NULL);
 	assert_int_equal(c.rc, 0);
 	assert_non_null(strstr(c.out, "ns/byte (cpu-clock)"));
 	assert_null(strstr(c.out, "cycles per byte"));
@@ -533,6 +668,9 @@ int main(void)
 		cmocka_unit_test(test_text_table),
 		cmocka_unit_test(test_single_pair),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_refused_pairings),
+		cmocka_unit_test(test_label_warnings),
+		cmocka_unit_test(test_text_80_columns),
 		cmocka_unit_test(test_usage_errors),
 		cmocka_unit_test(test_cpu_clock_unit),
 		cmocka_unit_test(test_seed_and_level),

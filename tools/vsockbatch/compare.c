@@ -14,8 +14,11 @@
  *
  * Inputs that cannot be compared are refused with exit 2: a different
  * number of files per side, different results versions, different
- * payload labels, or CPU cost measured in different units (cycles vs
- * cpu-clock ns).
+ * payload labels, CPU cost measured in different units (cycles vs
+ * cpu-clock ns), a pair whose two sides are the same recording, and a
+ * recording used twice (which includes the same pair given twice): the
+ * t-interval assumes independent pairs.  Different 'mode' or 'bytes'
+ * labels are warned about.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -24,11 +27,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <jansson.h>
 
 #include "commands.h"
 #include "hist.h"
+#include "report.h"
 #include "results.h"
 #include "stats.h"
 #include "stats_opts.h"
@@ -37,6 +42,9 @@
 #define CMP_MAX_FILES	1024
 /* Results label holding the payload (write size) of the benchmark. */
 #define LABEL_PAYLOAD	"payload"
+/* Labels that should agree between the runs: warned about if not. */
+#define LABEL_MODE	"mode"		/* transport: loopback, h2g */
+#define LABEL_BYTES	"bytes"		/* bytes the benchmark sent */
 /* Results label holding the benchmark's measured throughput in Gbit/s
  * (record --label gbps=5.4842, taken from vb-recv's JSON line). */
 #define LABEL_GBPS	"gbps"
@@ -56,6 +64,7 @@ static void usage(FILE *f)
 "  -b, --base FILE      add a baseline file (repeatable)\n"
 "  -p, --patched FILE   add a patched file (repeatable)\n"
 "      --json           one JSON document instead of the table\n"
+"  -w, --wide           no line wrapped at 80 columns\n"
 "      --level L        confidence level, 0.5 < L < 1 (default 0.95)\n"
 "      --noise PCT      no verdict unless the whole CI is beyond +-PCT %%\n"
 "                       (default 1)\n"
@@ -67,7 +76,11 @@ static void usage(FILE *f)
 "is a t-interval on those log ratios, exponentiated (needs >= 2 pairs).\n"
 "Throughput comes from the label '" LABEL_GBPS "' (record --label " LABEL_GBPS "=X) when\n"
 "every file has it.  Refused with exit 2: different numbers of files, results\n"
-"versions, '" LABEL_PAYLOAD "' labels or CPU-cost units (cycles vs cpu-clock).\n",
+"versions, '" LABEL_PAYLOAD "' labels or CPU-cost units (cycles vs cpu-clock); a\n"
+"pair whose baseline and patched are the same recording (the same file, or a\n"
+"copy: same start time and kernel); a recording in two pairs (such as the\n"
+"same pair given twice).  Warned about: different '" LABEL_MODE "' or '" LABEL_BYTES "' labels.\n"
+"Values: one format per unit; changes in %%, 2 decimals.\n",
 		(unsigned long long)STATS_BOOT_SEED, STATS_BOOT_ITERS);
 }
 
@@ -225,6 +238,118 @@ static int parse_gbps(const char *v, double *out)
 	return 0;
 }
 
+/*
+ * One recording: the same file (device and inode), or a copy of it (the
+ * same start time, to the nanosecond, on the same kernel).
+ */
+struct file_id {
+	dev_t dev;
+	ino_t ino;
+	bool have_stat;
+};
+
+static bool same_recording(const struct file_id *fa, const struct vb_results *a,
+			   const struct file_id *fb, const struct vb_results *b)
+{
+	if (fa->have_stat && fb->have_stat && fa->dev == fb->dev &&
+	    fa->ino == fb->ino)
+		return true;
+	return a->start_unix_ns && a->start_unix_ns == b->start_unix_ns &&
+	       !strcmp(a->kernel_release, b->kernel_release);
+}
+
+/*
+ * Refuse what would fake a sample: a pair whose two sides are one
+ * recording, and one recording in two pairs (the same pair twice is the
+ * common case).  Returns 0 or VB_EXIT_USAGE after a one-line reason.
+ */
+static int check_independent(const struct input *in)
+{
+	size_t n = in->n, i, j, k, l, nf = 2 * n;
+	struct file_id *id = calloc(nf ? nf : 1, sizeof(*id));
+	const struct vb_results *ri, *rj;
+	const char *pi, *pj;
+	struct stat st;
+	int rc = 0;
+
+	if (!id) {
+		fprintf(stderr, CMP_NAME ": out of memory\n");
+		return VB_EXIT_FAIL;
+	}
+	/* file f: side f / n, pair f % n */
+	for (i = 0; i < nf; i++)
+		if (!stat(in->side[i / n]->paths[i % n], &st)) {
+			id[i].dev = st.st_dev;
+			id[i].ino = st.st_ino;
+			id[i].have_stat = true;
+		}
+	for (i = 0; i < n && !rc; i++)
+		if (same_recording(&id[i], &in->side[0]->res[i], &id[n + i],
+				   &in->side[1]->res[i])) {
+			fprintf(stderr, CMP_NAME ": refused: pair %zu: baseline %s and patched %s are the same recording\n",
+				i + 1, in->side[0]->paths[i], in->side[1]->paths[i]);
+			rc = VB_EXIT_USAGE;
+		}
+	for (i = 0; i < n && !rc; i++)
+		for (j = i + 1; j < n && !rc; j++) {
+			if (same_recording(&id[i], &in->side[0]->res[i], &id[j],
+					   &in->side[0]->res[j]) &&
+			    same_recording(&id[n + i], &in->side[1]->res[i],
+					   &id[n + j], &in->side[1]->res[j])) {
+				fprintf(stderr, CMP_NAME ": refused: pairs %zu and %zu are the same pair (%s, %s) given twice\n",
+					i + 1, j + 1, in->side[0]->paths[i],
+					in->side[1]->paths[i]);
+				rc = VB_EXIT_USAGE;
+			}
+		}
+	for (k = 0; k < nf && !rc; k++)
+		for (l = k + 1; l < nf && !rc; l++) {
+			if (k % n == l % n)	/* the pair itself: done above */
+				continue;
+			ri = &in->side[k / n]->res[k % n];
+			rj = &in->side[l / n]->res[l % n];
+			if (!same_recording(&id[k], ri, &id[l], rj))
+				continue;
+			pi = in->side[k / n]->paths[k % n];
+			pj = in->side[l / n]->paths[l % n];
+			fprintf(stderr, CMP_NAME ": refused: one recording in pairs %zu and %zu (%s%s%s): pairs must be independent runs\n",
+				k % n + 1, l % n + 1, pi, strcmp(pi, pj) ? ", " : "",
+				strcmp(pi, pj) ? pj : "");
+			rc = VB_EXIT_USAGE;
+		}
+	free(id);
+	return rc;
+}
+
+/* Warn once when files disagree on label key (or some lack it). */
+static void warn_label(const struct input *in, struct warnings *w,
+		       const char *key)
+{
+	const char *first = NULL, *first_path = NULL, *v;
+	size_t i, with = 0, total = 0;
+	int s;
+
+	for_each_file(in, s, i) {
+		total++;
+		v = vb_results_label(&in->side[s]->res[i], key);
+		if (!v)
+			continue;
+		with++;
+		if (!first) {
+			first = v;
+			first_path = in->side[s]->paths[i];
+		} else if (strcmp(v, first)) {
+			warn_add(w, "label '%s' differs: %s has %s=%s, %s has %s=%s",
+				 key, first_path, key, first,
+				 in->side[s]->paths[i], key, v);
+			return;
+		}
+	}
+	if (with && with != total)
+		warn_add(w, "label '%s' in only %zu of %zu files", key, with,
+			 total);
+}
+
 /* Returns 0 or VB_EXIT_USAGE after printing the reason. */
 static int check_inputs(struct input *in, struct warnings *w)
 {
@@ -291,6 +416,8 @@ static int check_inputs(struct input *in, struct warnings *w)
 			return VB_EXIT_USAGE;
 		}
 	}
+	warn_label(in, w, LABEL_MODE);
+	warn_label(in, w, LABEL_BYTES);
 	in->cost_ok = measured == total;
 	if (measured && !in->cost_ok)
 		warn_add(w, "CPU cost measured in only %zu of %zu files: cost per byte left out",
@@ -382,7 +509,7 @@ static const struct metric_def metric_defs[] = {
 	{ "locks_per_pkt", "lock acq. per packet", "calls/pkt", NEUTRAL, get_locks_per_pkt },
 	{ "ws_per_pkt", "write-space per packet", "calls/pkt", NEUTRAL, get_ws_per_pkt },
 	{ "dr_per_pkt", "data-ready per packet", "calls/pkt", NEUTRAL, get_dr_per_pkt },
-	{ "mean_batch_pkts", "mean batch (pkts)", "pkts", NEUTRAL, get_mean_batch_pkts },
+	{ "mean_batch_pkts", "mean batch (pkts)", "pkts/batch", NEUTRAL, get_mean_batch_pkts },
 	{ "hold_ns_p50", "lock hold p50 (ns)", "ns", NEUTRAL, get_hold_p50_ns },
 	{ "hold_ns_p99", "lock hold p99 (ns)", "ns", NEUTRAL, get_hold_p99_ns },
 };
@@ -405,7 +532,10 @@ struct row {
 struct cmp_opts {
 	struct stats_opts st;	/* --level, --noise, --seed, --iters */
 	int json;
+	int wide;		/* -w: lines not fitted to CMP_WIDTH */
 };
+
+#define CMP_WIDTH	80
 
 static int all_finite(const double *v, size_t n)
 {
@@ -497,9 +627,9 @@ static void merged_pct(const struct side *s, enum vb_hist_id id,
 }
 
 static struct hist_shift hist_shifts[] = {
-	{ "batch_pkts", "batch length", "pkts", VB_H_BATCH_PKTS, 0, 0, 0, 0, 0, 0 },
+	{ "batch_pkts", "batch length", "pkts/batch", VB_H_BATCH_PKTS, 0, 0, 0, 0, 0, 0 },
 	{ "hold_ns", "lock hold", "ns", VB_H_HOLD_NS, 0, 0, 0, 0, 0, 0 },
-	{ "kb_pkts", "rx_batch run length", "pkts", VB_H_KB_PKTS, 0, 0, 0, 0, 0, 0 },
+	{ "kb_pkts", "rx_batch run length", "pkts/batch", VB_H_KB_PKTS, 0, 0, 0, 0, 0, 0 },
 };
 #define N_SHIFTS (sizeof(hist_shifts) / sizeof(hist_shifts[0]))
 
@@ -544,18 +674,33 @@ static void order_analyse(const struct input *in, const struct row *head,
 
 /* ------------------------------------------------------------- output */
 
-static const char *fmt_val(double v, char *buf, size_t len)
+/*
+ * One format per unit, whatever the value: counts and nanoseconds whole,
+ * calls per packet to 4 decimals (0.0156 = one in 64), per-byte costs
+ * and packets per batch to 2, Gbit/s to 3.
+ */
+static const char *unit_fmt(const char *unit)
 {
-	double a = fabs(v);
+	static const struct { const char *unit, *fmt; } fmts[] = {
+		{ "pkts", "%.0f" }, { "bytes", "%.0f" }, { "ns", "%.0f" },
+		{ "calls/pkt", "%.4f" }, { "pkts/batch", "%.2f" },
+		{ "cycles/B", "%.2f" }, { "ns/B", "%.2f" },
+		{ "Gbit/s", "%.3f" },
+	};
+	size_t i;
 
+	for (i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++)
+		if (!strcmp(unit, fmts[i].unit))
+			return fmts[i].fmt;
+	return "%.3f";
+}
+
+static const char *fmt_val(double v, const char *unit, char *buf, size_t len)
+{
 	if (!isfinite(v))
 		snprintf(buf, len, "n/a");
-	else if (a >= 1e5 || (a == floor(a) && a >= 100))
-		snprintf(buf, len, "%.0f", v);
-	else if (a >= 100)
-		snprintf(buf, len, "%.1f", v);
 	else
-		snprintf(buf, len, "%.4f", v);
+		snprintf(buf, len, unit_fmt(unit), v);
 	return buf;
 }
 
@@ -592,74 +737,74 @@ static const char *verdict_json(const struct row *r)
 	       r->verdict == STATS_LOWER ? "lower" : "no-change";
 }
 
-static void print_files(const struct side *s)
+/* One path a line: a list of 16 paths is no 459-character line. */
+static void print_files(FILE *f, const struct side *s)
 {
 	size_t i;
 
-	printf("  %-9s", s->name);
 	for (i = 0; i < s->n; i++)
-		printf(" %s", s->paths[i]);
-	printf("\n");
+		fprintf(f, "  %-9s %s\n", i ? "" : s->name, s->paths[i]);
 }
 
-static void print_text(const struct input *in, const struct cmp_opts *o,
-		       struct row *rows, size_t nrows, const struct row *head,
+static void print_text(FILE *f, const struct input *in,
+		       const struct cmp_opts *o, struct row *rows,
+		       size_t nrows, const struct row *head,
 		       const struct order_info *oi, const struct warnings *w)
 {
 	char a[32], b[32], c[32], d[32], e[32];
 	size_t i;
 	int lvl = (int)lround(o->st.level * 100);
 
-	printf("vsockbatch compare: %zu pair%s", in->n, in->n == 1 ? "" : "s");
+	fprintf(f, "vsockbatch compare: %zu pair%s", in->n, in->n == 1 ? "" : "s");
 	if (in->payload)
-		printf(", payload %s", in->payload);
+		fprintf(f, ", payload %s", in->payload);
 	if (oi->known)
-		printf(", order %zu AB / %zu BA (by start time)", oi->n_ab, oi->n_ba);
-	printf("\n");
-	print_files(in->side[0]);
-	print_files(in->side[1]);
+		fprintf(f, ", order %zu AB / %zu BA (by start time)", oi->n_ab, oi->n_ba);
+	fprintf(f, "\n");
+	print_files(f, in->side[0]);
+	print_files(f, in->side[1]);
 	if (in->n >= 2)
-		printf("  change = geometric mean of patched/baseline\n"
+		fprintf(f, "  change = geometric mean of patched/baseline\n"
 		       "  %d%% CI = t-interval on the log ratios (t=%.3f, %zu df)\n",
 		       lvl, stats_t_quantile((1 + o->st.level) / 2, (double)(in->n - 1)),
 		       in->n - 1);
 	else
-		printf("  one pair: change = patched/baseline; no confidence interval (needs >= 2 pairs)\n");
-	printf("\n%-22s %10s %10s %9s", "metric", "baseline", "patched", "change");
+		fprintf(f, "  one pair: change = patched/baseline; no confidence interval (needs >= 2 pairs)\n");
+	fprintf(f, "\n%-22s %9s %9s %9s", "metric", "baseline", "patched", "change");
 	if (in->n >= 2)
-		printf("  %d%% CI", lvl);
-	printf("\n");
+		fprintf(f, "  %d%% CI", lvl);
+	fprintf(f, "\n");
 	for (i = 0; i < nrows; i++) {
 		const struct row *r = &rows[i];
 
-		printf("%-22s %10s %10s %9s", r->label,
-		       fmt_val(r->bmean, a, sizeof(a)),
-		       fmt_val(r->pmean, b, sizeof(b)),
+		fprintf(f, "%-22s %9s %9s %9s", r->label,
+		       fmt_val(r->bmean, r->unit, a, sizeof(a)),
+		       fmt_val(r->pmean, r->unit, b, sizeof(b)),
 		       fmt_pct(r->change, c, sizeof(c)));
 		if (r->have_ci)
-			printf("  [%s, %s] %s", fmt_pct(r->st.ci_lo_pct, d, sizeof(d)),
+			fprintf(f, "  [%s, %s] %s", fmt_pct(r->st.ci_lo_pct, d, sizeof(d)),
 			       fmt_pct(r->st.ci_hi_pct, e, sizeof(e)),
 			       verdict_word(r));
 		else if (strcmp(r->method, "paired log-ratio") && in->n >= 2)
-			printf("  (%s)", r->method);
-		printf("\n");
+			fprintf(f, "  (%s)", r->method);
+		fprintf(f, "\n");
 	}
 
-	printf("\nhistogram shifts (all runs of a side merged; baseline -> patched):\n");
+	fprintf(f, "\nhistogram shifts (all runs of a side merged; baseline -> patched):\n");
 	for (i = 0; i < N_SHIFTS; i++) {
 		const struct hist_shift *h = &hist_shifts[i];
 
 		if (!h->bn && !h->pn)
 			continue;
-		printf("  %-20s p50 %s -> %s %s, p99 %s -> %s %s\n",
-		       h->label, fmt_val(h->b50, a, sizeof(a)),
-		       fmt_val(h->p50, b, sizeof(b)), h->unit,
-		       fmt_val(h->b99, c, sizeof(c)),
-		       fmt_val(h->p99, d, sizeof(d)), h->unit);
+		fprintf(f, "  %-20s p50 %s -> %s %s, p99 %s -> %s %s\n",
+		       h->label, fmt_val(h->b50, h->unit, a, sizeof(a)),
+		       fmt_val(h->p50, h->unit, b, sizeof(b)), h->unit,
+		       fmt_val(h->b99, h->unit, c, sizeof(c)),
+		       fmt_val(h->p99, h->unit, d, sizeof(d)), h->unit);
 	}
 
 	if (in->n >= 2) {
-		printf("\nbootstrap cross-check (ratio of means, %u resamples of the\n"
+		fprintf(f, "\nbootstrap cross-check (ratio of means, %u resamples of the\n"
 		       "%zu pairs, seed 0x%llx):\n",
 		       o->st.iters, in->n, (unsigned long long)o->st.seed);
 		for (i = 0; i < nrows; i++) {
@@ -667,7 +812,7 @@ static void print_text(const struct input *in, const struct cmp_opts *o,
 
 			if (!r->have_boot)
 				continue;
-			printf("  %-22s %9s  [%s, %s]\n", r->label,
+			fprintf(f, "  %-22s %9s  [%s, %s]\n", r->label,
 			       fmt_pct(r->boot.point_pct, a, sizeof(a)),
 			       fmt_pct(r->boot.lo_pct, b, sizeof(b)),
 			       fmt_pct(r->boot.hi_pct, c, sizeof(c)));
@@ -675,37 +820,37 @@ static void print_text(const struct input *in, const struct cmp_opts *o,
 	}
 
 	if (oi->known && in->n >= 2 && (!oi->n_ab || !oi->n_ba))
-		printf("\nnote: every pair ran %s first: drift is not balanced out\n",
+		fprintf(f, "\nnote: every pair ran %s first: drift is not balanced out\n",
 		       oi->n_ab ? "the baseline" : "the patched kernel");
 	if (oi->checked && head)
-		printf("\norder check (%s): AB pairs %s, BA pairs %s: %s\n",
+		fprintf(f, "\norder check (%s): AB pairs %s, BA pairs %s: %s\n",
 		       head->label, fmt_pct(oi->ord.change_ab_pct, a, sizeof(a)),
 		       fmt_pct(oi->ord.change_ba_pct, b, sizeof(b)),
 		       oi->ord.disagree ? "DISAGREE (order effect: check warm-up/drift)"
 					: "consistent");
 
 	if (head) {
-		printf("\n%s change: ", head->label);
+		fprintf(f, "\n%s change: ", head->label);
 		if (head->have_ci) {
-			printf("[%s %s %s] (%d%% CI, n=%zu, log-ratio t)\n",
+			fprintf(f, "[%s %s %s] (%d%% CI, n=%zu, log-ratio t)\n",
 			       fmt_pct(head->st.ci_lo_pct, a, sizeof(a)),
 			       fmt_pct(head->change, b, sizeof(b)),
 			       fmt_pct(head->st.ci_hi_pct, c, sizeof(c)), lvl, in->n);
 			if (head->verdict == STATS_NO_CHANGE)
-				printf("No significant change: the %d%% CI reaches into +-%.2f%%.\n",
+				fprintf(f, "No significant change: the %d%% CI reaches into +-%.2f%%.\n",
 				       lvl, o->st.noise);
 			else
-				printf("%s %s: the whole %d%% CI is %s %+.2f%%.\n",
+				fprintf(f, "%s %s: the whole %d%% CI is %s %+.2f%%.\n",
 				       head->def->get == get_gbps ? "Throughput" : "CPU cost per byte",
 				       !strcmp(verdict_word(head), "better") ? "improved" : "regressed",
 				       lvl, head->verdict == STATS_HIGHER ? "above" : "below",
 				       head->verdict == STATS_HIGHER ? o->st.noise : -o->st.noise);
 		} else {
-			printf("%s (n=%zu, no CI)\n", fmt_pct(head->change, a, sizeof(a)), in->n);
+			fprintf(f, "%s (n=%zu, no CI)\n", fmt_pct(head->change, a, sizeof(a)), in->n);
 		}
 	}
 	for (i = 0; i < w->n; i++)
-		printf("warning: %s\n", w->msg[i]);
+		fprintf(f, "warning: %s\n", w->msg[i]);
 }
 
 static json_t *jnum(double v)
@@ -849,6 +994,7 @@ static int parse_opts(int argc, char **argv, struct side *b, struct side *p,
 		{ "base", required_argument, NULL, 'b' },
 		{ "patched", required_argument, NULL, 'p' },
 		{ "json", no_argument, NULL, O_JSON },
+		{ "wide", no_argument, NULL, 'w' },
 		STATS_OPTS_LONG,
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -857,7 +1003,7 @@ static int parse_opts(int argc, char **argv, struct side *b, struct side *p,
 
 	optind = 0;	/* full getopt reset: may be called more than once */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "b:p:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "b:p:wh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
 		case 'p':
@@ -868,6 +1014,9 @@ static int parse_opts(int argc, char **argv, struct side *b, struct side *p,
 			break;
 		case O_JSON:
 			o->json = 1;
+			break;
+		case 'w':
+			o->wide = 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -933,7 +1082,7 @@ int cmd_compare(int argc, char **argv)
 	}
 	in.n = base.n;
 	if ((rc = side_load(&base)) || (rc = side_load(&pat)) ||
-	    (rc = check_inputs(&in, &w)))
+	    (rc = check_independent(&in)) || (rc = check_inputs(&in, &w)))
 		goto out;
 
 	for (i = 0; i < N_METRICS; i++) {
@@ -988,8 +1137,25 @@ int cmd_compare(int argc, char **argv)
 			fprintf(stderr, CMP_NAME ": cannot write JSON output\n");
 			rc = VB_EXIT_FAIL;
 		}
+	} else if (o.wide) {
+		print_text(stdout, &in, &o, rows, nrows, head, &oi, &w);
 	} else {
-		print_text(&in, &o, rows, nrows, head, &oi, &w);
+		/* through a buffer, so every line can be fitted to 80 */
+		char *buf = NULL, *line, *nl;
+		size_t len = 0;
+		FILE *m = open_memstream(&buf, &len);
+
+		print_text(m ? m : stdout, &in, &o, rows, nrows, head, &oi, &w);
+		if (m) {
+			fclose(m);
+			for (line = buf; line && *line; line = nl ? nl + 1 : NULL) {
+				nl = strchr(line, '\n');
+				if (nl)
+					*nl = 0;
+				vb_wrap_line(stdout, line, CMP_WIDTH);
+			}
+			free(buf);
+		}
 	}
 	if (fflush(stdout)) {
 		fprintf(stderr, CMP_NAME ": write error on standard output\n");
