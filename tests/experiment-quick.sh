@@ -186,7 +186,8 @@ check "summary.json: per-CPU tracer table per state" \
 
 # report.md
 md=$out/report.md
-for h in "End-to-end RX throughput, 64K recv" "Fixed-syscall stress test" \
+if [ "$CLOCK" = icount ]; then tput_h="RX rate in guest time, 64K recv"; else tput_h="End-to-end RX throughput, 64K recv"; fi
+for h in "$tput_h" "Fixed-syscall stress test" \
 	 "Request-response latency" "CPU cost per received byte" \
 	 "P1-P3 contribution" "P4-P5 contribution" "Tracer view" \
 	 "Where the RX worker ran" "t-interval on the per-pair log ratios" \
