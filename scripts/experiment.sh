@@ -114,9 +114,21 @@ command -v gnuplot >/dev/null || die "gnuplot missing (run make deps)"
 
 # ---------------------------------------------------------------- plots
 plots() { # plots DIR
-	local d=$1/plots n i cols rows layout
+	local d=$1/plots n i cols rows layout xt np ref clk
 	[ -f "$d/tput-fixed.dat" ] || return 1
 	n=$(jq '.payloads | length' "$1/manifest.json")
+	np=$(jq '.pairs' "$1/manifest.json")
+	clk=$(jq -r '.experiment.clock // "wall"' "$1/manifest.json")
+	# One labelled tick per payload ("64", "4K"): log2 auto-ticks with
+	# "%.0b%B" labels were unreadable.
+	xt=$(jq -r '[.payloads[] | "\"\(if . >= 1024 then "\(. / 1024 | floor)K" else tostring end)\" \(.)"] | join(", ")' "$1/manifest.json")
+	# The cover letter's values (results/reference/cover-letter.json),
+	# drawn over ours: payload change lo hi.
+	ref=$VB_ROOT/results/reference/cover-letter.json
+	for m in tput_fixed_gbps cycles_per_byte_cpu1; do
+		jq -r --arg m "$m" '.comparisons["baseline->patched"][$m][] | "\(.payload) \(.change_pct) \(.ci_low_pct) \(.ci_high_pct)"' \
+			"$ref" >"$d/cover-letter-$m.dat" 2>/dev/null || : >"$d/cover-letter-$m.dat"
+	done
 	cols=$(( n < 4 ? n : 4 ))
 	rows=$(( (n + cols - 1) / cols ))
 	layout="$rows,$cols"
@@ -131,14 +143,16 @@ set key top left
 set grid
 set logscale x 2
 set xlabel "payload (bytes per send())"
-set format x "%.0b%BB"
+set xtics ($xt)
+set xtics font ",9"
 st1="${STATES[0]}"; st2="${STATES[1]}"; st3="${STATES[2]}"
 
 set output "$d/tput-fixed.$ext"
 set logscale y
-set ylabel "RX throughput (Gbit/s)"
-set title "RX throughput, 64 KiB recv(): mean and 95% t-interval over runs"
-plot for [i=0:2] "$d/tput-fixed.dat" using (\$1*(1+0.06*(i-1))):(column(2+3*i)):(column(3+3*i)):(column(4+3*i)) with yerrorlines title word(st1." ".st2." ".st3, i+1)
+set ylabel "RX throughput (Gbit/s$( [ "$clk" = icount ] && echo ', guest time' ))"
+set title "RX throughput, 64 KiB recv(), untraced, $clk clock: mean, 95% t-interval and each run (n=$np per state)"
+plot for [i=0:2] "$d/tput-fixed.dat" using (\$1*(1+0.06*(i-1))):(column(2+3*i)):(column(3+3*i)):(column(4+3*i)) with yerrorlines title word(st1." ".st2." ".st3, i+1), \
+     for [i=0:2] "$d/runs-tput-fixed.dat" using (\$2 == i ? \$1*(1+0.06*(i-1)) : NaN):4 with points pt 1 ps 0.6 lc i+1 notitle
 
 set output "$d/tput-match.$ext"
 set title "RX throughput, recv() size = write size: mean and 95% t-interval"
@@ -156,12 +170,36 @@ if ($([ -f "$d/nsbyte-rx.dat" ] && echo 1 || echo 0)) {
 	plot for [i=0:2] "$d/nsbyte-rx.dat" using (\$1*(1+0.06*(i-1))):(column(2+3*i)):(column(3+3*i)):(column(4+3*i)) with yerrorlines title word(st1." ".st2." ".st3, i+1)
 }
 
+if ($([ -f "$d/insn.dat" ] && echo 1 || echo 0)) {
+	set output "$d/insn.$ext"
+	set ylabel "guest instructions per received byte"
+	set title "Instructions per received byte, all vCPUs, untraced (icount): mean, 95% CI and each run (n=$np)"
+	plot for [i=0:2] "$d/insn.dat" using (\$1*(1+0.06*(i-1))):(column(2+3*i)):(column(3+3*i)):(column(4+3*i)) with yerrorlines title word(st1." ".st2." ".st3, i+1), \
+	     for [i=0:2] "$d/runs-insn.dat" using (\$2 == i ? \$1*(1+0.06*(i-1)) : NaN):4 with points pt 1 ps 0.6 lc i+1 notitle
+}
+if ($([ -f "$d/insn-rx.dat" ] && echo 1 || echo 0)) {
+	set output "$d/insn-rx.$ext"
+	set ylabel "guest instructions per received byte, RX vCPU"
+	set title "Instructions per received byte on the RX worker's vCPU (cover letter: Guest CPU1), icount, n=$np"
+	plot for [i=0:2] "$d/insn-rx.dat" using (\$1*(1+0.06*(i-1))):(column(2+3*i)):(column(3+3*i)):(column(4+3*i)) with yerrorlines title word(st1." ".st2." ".st3, i+1)
+}
+
 set output "$d/change.$ext"
 unset logscale y
 set ylabel "throughput change (%)"
-set title "Paired change of 64 KiB-recv() throughput, 95% CI (t-interval on log ratios)"
+set title "Paired change of 64 KiB-recv() throughput, untraced, $clk clock, 95% CI, n=$np pairs; x: the cover letter's baseline->patched"
 plot 0 notitle lc rgb "gray", \
-     for [i=0:2] "$d/change.dat" using (\$1*(1+0.06*(i-1))):(column(2+3*i)):(column(3+3*i)):(column(4+3*i)) with yerrorlines title word("baseline->patched baseline->p1-3 p1-3->patched", i+1)
+     for [i=0:2] "$d/change.dat" using (\$1*(1+0.06*(i-1))):(column(2+3*i)):(column(3+3*i)):(column(4+3*i)) with yerrorlines title word("baseline->patched baseline->p1-3 p1-3->patched", i+1), \
+     "$d/cover-letter-tput_fixed_gbps.dat" using (\$1*1.1):2:3:4 with yerrorbars pt 2 ps 1.2 lc rgb "black" title "cover letter, baseline->patched"
+
+if ($([ -f "$d/change-insn.dat" ] && echo 1 || echo 0)) {
+	set output "$d/change-insn.$ext"
+	set ylabel "instructions per byte change (%)"
+	set title "Paired change of instructions per byte ($( [ -f "$d/insn-rx.dat" ] && echo 'RX vCPU' || echo 'all vCPUs'), icount), 95% CI, n=$np; x: the cover letter's cycles/byte on CPU1"
+	plot 0 notitle lc rgb "gray", \
+	     for [i=0:2] "$d/change-insn.dat" using (\$1*(1+0.06*(i-1))):(column(2+3*i)):(column(3+3*i)):(column(4+3*i)) with yerrorlines title word("baseline->patched baseline->p1-3 p1-3->patched", i+1), \
+	     "$d/cover-letter-cycles_per_byte_cpu1.dat" using (\$1*1.1):2:3:4 with yerrorbars pt 2 ps 1.2 lc rgb "black" title "cover letter, baseline->patched"
+}
 GP
 		for h in batch hold; do
 			gnuplot 2>>"$d/gnuplot.log" <<GP || return 1

@@ -198,7 +198,9 @@ check "report.md: table rows for 64B and 4K" \
 	sh -c "grep -q '^| 64B | ' '$md' && grep -q '^| 4K | ' '$md'"
 
 # plots
-for p in tput-fixed tput-match nsbyte change hist-batch hist-hold; do
+plots_want="tput-fixed tput-match nsbyte change hist-batch hist-hold"
+[ "$CLOCK" = icount ] && plots_want="$plots_want insn change-insn"
+for p in $plots_want; do
 	check "plots/$p.svg non-empty SVG" sh -c "test -s '$out/plots/$p.svg' && grep -q '<svg' '$out/plots/$p.svg'"
 	check "plots/$p.png non-empty PNG" sh -c "test -s '$out/plots/$p.png' && head -c 8 '$out/plots/$p.png' | od -An -c | grep -q 'P   N   G'"
 done

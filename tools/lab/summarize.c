@@ -1076,6 +1076,13 @@ static int write_plots(const struct set *s, struct comp *comps, size_t ncomp,
 		{ "tput-match.dat", SUM_M_TPUT_MATCH },
 		{ "nsbyte.dat", SUM_M_COST_PER_BYTE },
 		{ "nsbyte-rx.dat", SUM_M_COST_RX_CPU },	/* only with rx_cpu */
+		{ "insn.dat", SUM_M_INSN_PER_BYTE },	/* only with icount */
+		{ "insn-rx.dat", SUM_M_INSN_CPU1 },	/* icount, with rx_cpu */
+	};
+	/* Every run's own value, for the points drawn over the means. */
+	static const struct { const char *file; enum sum_metric m; } per_run[] = {
+		{ "runs-tput-fixed.dat", SUM_M_TPUT_FIXED },
+		{ "runs-insn.dat", SUM_M_INSN_PER_BYTE },
 	};
 	char path[4096];
 	unsigned int pi, st, k, c;
@@ -1088,7 +1095,11 @@ static int write_plots(const struct set *s, struct comp *comps, size_t ncomp,
 		return VB_EXIT_FAIL;
 	}
 	for (k = 0; k < sizeof(per_state) / sizeof(per_state[0]); k++) {
-		if (per_state[k].m == SUM_M_COST_RX_CPU && s->rx_cpu < 0)
+		if ((per_state[k].m == SUM_M_COST_RX_CPU || per_state[k].m == SUM_M_INSN_CPU1) &&
+		    s->rx_cpu < 0)
+			continue;
+		if ((per_state[k].m == SUM_M_INSN_PER_BYTE || per_state[k].m == SUM_M_INSN_CPU1) &&
+		    !s->icount)
 			continue;
 		f = open_dat(o, per_state[k].file);
 		if (!f)
@@ -1113,6 +1124,24 @@ static int write_plots(const struct set *s, struct comp *comps, size_t ncomp,
 		}
 		fclose(f);
 	}
+	for (k = 0; k < sizeof(per_run) / sizeof(per_run[0]); k++) {
+		if (per_run[k].m == SUM_M_INSN_PER_BYTE && !s->icount)
+			continue;
+		f = open_dat(o, per_run[k].file);
+		if (!f)
+			return VB_EXIT_FAIL;
+		fprintf(f, "# payload state_index round value; %s, %s; states:",
+			sum_metrics[per_run[k].m].name, unit_of(s, per_run[k].m));
+		for (st = 0; st < s->nstates; st++)
+			fprintf(f, " %u=%s", st, s->state_names[st]);
+		fputc('\n', f);
+		for (i = 0; i < s->nsamples; i++)
+			if (s->samples[i].metric == per_run[k].m)
+				fprintf(f, "%u %u %u %.9g\n", s->samples[i].payload,
+					s->samples[i].state, s->samples[i].round,
+					s->samples[i].value);
+		fclose(f);
+	}
 	f = open_dat(o, "change.dat");
 	if (!f)
 		return VB_EXIT_FAIL;
@@ -1134,6 +1163,28 @@ static int write_plots(const struct set *s, struct comp *comps, size_t ncomp,
 		fputc('\n', f);
 	}
 	fclose(f);
+	if (s->icount) {
+		enum sum_metric cm = s->rx_cpu >= 0 ? SUM_M_INSN_CPU1 : SUM_M_INSN_PER_BYTE;
+
+		f = open_dat(o, "change-insn.dat");
+		if (!f)
+			return VB_EXIT_FAIL;
+		fprintf(f, "# payload, then per comparison: %s change %% lo hi\n",
+			sum_metrics[cm].name);
+		for (pi = 0; pi < s->npayloads; pi++) {
+			fprintf(f, "%u", s->payloads[pi]);
+			for (i = 0; i < ncomp; i++) {
+				const struct sum_row *r = &comps[i].rows[pi][cm];
+				bool ci = r->ok && r->st.has_ci;
+
+				dat_num(f, r->ok ? r->st.change_pct : NAN);
+				dat_num(f, ci ? r->st.ci_lo_pct : (r->ok ? r->st.change_pct : NAN));
+				dat_num(f, ci ? r->st.ci_hi_pct : (r->ok ? r->st.change_pct : NAN));
+			}
+			fputc('\n', f);
+		}
+		fclose(f);
+	}
 	/* Histograms: one gnuplot data block per payload (index = payload
 	 * order), rows = log2 slots from the first to the last non-empty
 	 * one across the states, columns = share of batches per state. */
