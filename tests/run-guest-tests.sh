@@ -23,9 +23,10 @@ mkdir -p "$OUT"
 tests_for() {
 	case "$1" in
 	baseline|patched|p1-3)
-		echo "vsock_test.sh stress.sh tracer.sh bench-smoke.sh" ;;
+		echo "vsock_test.sh stress.sh tracer.sh bench-smoke.sh" \
+			"sockmap.sh vsockmon.sh rx-ends.sh" ;;
 	debug|baseline-debug)
-		echo "vsock_test.sh stress.sh" ;;
+		echo "vsock_test.sh stress.sh sockmap.sh vsockmon.sh rx-ends.sh" ;;
 	esac
 }
 

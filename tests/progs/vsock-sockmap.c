@@ -274,7 +274,7 @@ static void *sender(void *arg)
 			n = o->bytes - st->sent;
 		for (i = 0; i < n; i++)
 			buf[i] = pattern(st->sent + i);
-		w = send(fd, buf, n, 0);
+		w = send(fd, buf, n, MSG_NOSIGNAL);
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;

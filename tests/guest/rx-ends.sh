@@ -1,0 +1,94 @@
+#!/bin/sh
+# rx-ends.sh - every way an RX batch can end, seen at least once: the
+# series' vsock:virtio_transport_rx_batch tracepoint counts the end
+# reasons QUEUE FLOW OP PKTS BYTES STATE RESCHED RXQ while workloads made
+# to reach each one run over loopback:
+#   vsock-semantics   credit (32 KiB receiver: BYTES at buf_alloc / 4),
+#                     backpressure (129..575-byte writes to a slow reader:
+#                     RXQ at the rx_queue skb budget, PKTS, OP at the
+#                     sender's SHUTDOWN, FLOW from the reader's credit
+#                     updates), peek
+#   busy loops        one per vCPU during a second backpressure run: the
+#                     worker is asked to reschedule inside a batch (RESCHED)
+#   enobufs           a receiver shrinks its buffer under a streaming sender:
+#                     the ENOBUFS reset inside a batch (STATE); both ends
+#                     must see the reset, never hang
+#   vsock-sockmap     sockets put into a SOCKMAP while the sender is in full
+#                     flow: sockmap takes the socket over mid-batch (STATE),
+#                     retried until STATE was seen (at most $tries times)
+# On a kernel without the tracepoint (baseline) the same workloads run as
+# the reference and must pass; nothing is counted.  Under lockdep and KASAN
+# (debug) any splat fails the whole boot (guest-run.sh exit 3).
+# Measured: ~40 s on patched, ~90 s on debug (2 TCG vCPUs, busy host).
+#
+#   scripts/guest-run.sh -k debug -s 2 -m 2048 -t 600 -o /tmp/re tests/guest/rx-ends.sh
+out=${RESULTS:?}/rx-ends
+mkdir -p "$out" || exit 1
+T=/sys/kernel/tracing
+ev=$T/events/vsock/virtio_transport_rx_batch
+bp=2097152 sm=1M stall=20 tries=6
+case "${VB_VARIANT:-}" in
+*debug*) bp=524288 sm=256K stall=60 tries=4 ;;
+esac
+fails=0
+fail() { echo "FAIL $*"; fails=$((fails + 1)); }
+
+traced=0
+if [ -d "$ev" ]; then
+	echo 8192 >"$T/buffer_size_kb" && : >"$T/trace" &&
+		echo 1 >"$ev/enable" && traced=1
+	[ $traced -eq 1 ] || fail "cannot enable $ev"
+else
+	echo "no vsock:virtio_transport_rx_batch tracepoint: reference run, nothing counted"
+fi
+
+count() { # count REASON: batches that ended with REASON so far
+	grep -c " reason=$1 " "$T/trace"
+}
+
+vsock-semantics --port 5400 --bytes "$bp" >"$out/semantics.out" 2>&1 ||
+	fail "vsock-semantics: $(grep FAIL "$out/semantics.out")"
+tail -n 4 "$out/semantics.out"
+
+# RESCHED: a busy loop on every vCPU competes with the RX worker.
+hogs=
+for c in $(grep -c ^processor /proc/cpuinfo | xargs seq); do
+	( while :; do :; done ) &
+	hogs="$hogs $!"
+done
+vsock-semantics --port 5410 --case backpressure --bytes "$bp" \
+	>"$out/semantics-hogs.out" 2>&1 ||
+	fail "vsock-semantics under load: $(grep FAIL "$out/semantics-hogs.out")"
+kill $hogs
+wait $hogs 2>/dev/null
+
+# STATE, and the ENOBUFS reset inside a batch: a receiver shrinks its
+# buffer under a streaming sender; both ends must see the reset.
+vsock-semantics --port 5415 --case enobufs >"$out/enobufs.out" 2>&1 ||
+	fail "ENOBUFS reset: $(grep FAIL "$out/enobufs.out")"
+cat "$out/enobufs.out"
+
+# STATE: insert into a SOCKMAP mid-transfer, a few times (it must land
+# inside an open batch, which is likely but not certain per try).
+i=0
+while [ $i -lt $tries ]; do
+	i=$((i + 1))
+	vsock-sockmap --port $((5420 + i)) --map during --write 4K \
+		--bytes "$sm" --stall "$stall" >"$out/sockmap-$i.out" 2>&1 ||
+		fail "vsock-sockmap try $i: $(tail -n 1 "$out/sockmap-$i.out")"
+	[ $traced -eq 1 ] && [ "$(count STATE)" -gt 0 ] && break
+done
+
+if [ $traced -eq 1 ]; then
+	echo 0 >"$ev/enable"
+	line="rx batch ends:"
+	for r in QUEUE FLOW OP PKTS BYTES STATE RESCHED RXQ; do
+		n=$(count $r)
+		line="$line $r=$n"
+		[ "$n" -gt 0 ] || fail "no batch ended with $r"
+	done
+	echo "$line (sockmap tries: $i)" | tee "$out/ends.txt"
+	: >"$T/trace"
+fi
+echo "rx-ends: $fails failure(s)"
+[ $fails -eq 0 ]
