@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <arpa/inet.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <cmocka.h>
@@ -216,6 +217,34 @@ static void test_args_next(void **state)
 	assert_int_equal(bench_arg_u64(&a, "x", "0", 0), 0);
 }
 
+/* --tcp alone is the loopback address; --tcp=ADDR that address. */
+static void test_args_tcp(void **state)
+{
+	static const struct option opts[] = {
+		BENCH_OPT_PORT,
+		BENCH_OPT_TCP,
+		{ NULL, 0, NULL, 0 },
+	};
+	char *argv1[] = { "vb-x", "--tcp", "--port", "9", NULL };
+	char *argv2[] = { "vb-x", "--tcp=10.0.2.2", NULL };
+	struct bench_args a;
+
+	(void)state;
+	bench_args_init(&a, "vb-x", NULL, 1);
+	assert_int_equal(a.tcp, 0);
+	assert_string_equal(bench_transport_name(&a), "vsock");
+	optind = 0;
+	assert_int_equal(bench_args_next(&a, 4, argv1, opts), -1);
+	assert_int_equal(a.tcp, 1);
+	assert_int_equal(a.port, 9);
+	assert_int_equal(a.tcp_addr, htonl(0x7f000001));
+	assert_string_equal(bench_transport_name(&a), "tcp");
+	bench_args_init(&a, "vb-x", NULL, 1);
+	optind = 0;
+	assert_int_equal(bench_args_next(&a, 2, argv2, opts), -1);
+	assert_int_equal(a.tcp_addr, htonl(0x0a000202));
+}
+
 /* Round trips against an echoing child over a socketpair, then a reset. */
 static void test_pingpong_run(void **state)
 {
@@ -274,6 +303,7 @@ int main(void)
 		cmocka_unit_test(test_json_line),
 		cmocka_unit_test(test_json_tool_cpu),
 		cmocka_unit_test(test_args_next),
+		cmocka_unit_test(test_args_tcp),
 		cmocka_unit_test(test_pingpong_run),
 		cmocka_unit_test(test_rtt_summarize),
 	};

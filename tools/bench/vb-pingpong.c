@@ -6,13 +6,15 @@
  * Client: --count round trips of --size bytes (send the request, recv()
  * the whole echo), each timed with CLOCK_MONOTONIC; prints mean, p50,
  * p99 (and min/max) round-trip time in microseconds plus one JSON line.
- * --warmup round trips run first and are not counted.
+ * --warmup round trips run first and are not counted.  --tcp: the same
+ * over TCP (IPv4); then --client takes the server's address.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <arpa/inet.h>
 #include <sys/socket.h>
 
 #include "bench_pingpong.h"
@@ -26,10 +28,14 @@ static void usage(FILE *f)
 	fprintf(f,
 "Usage: " PROG " --server [options]\n"
 "       " PROG " --client CID [options]\n"
+"       " PROG " --tcp[=ADDR] --server | --tcp --client ADDR [options]\n"
 "vsock ping-pong: the server echoes, the client times round trips.\n"
 "\n"
 "  --server           accept one connection and echo until EOF\n"
-"  --client CID       connect to CID (1 = loopback, 2 = host)\n"
+"  --client CID       connect to CID (1 = loopback, 2 = host); with --tcp,\n"
+"                     the server's IPv4 address\n"
+"  --tcp[=ADDR]       TCP instead of vsock; a server listens on ADDR\n"
+"                     (default 127.0.0.1)\n"
 "  --port PORT        port (default 1235)\n"
 "  --size SIZE        client: request = response size (default 64)\n"
 "  --count N          client: timed round trips (default 10000)\n"
@@ -57,13 +63,13 @@ static int run_server(const struct bench_args *a)
 		fprintf(stderr, PROG ": out of memory\n");
 		return 1;
 	}
-	lfd = bench_vsock_listen_report(a);
+	lfd = bench_sock_listen_report(a);
 	if (lfd < 0)
 		return 1;
 	printf("Run as ping-pong server\n");
 	printf("Listen port %llu\n", (unsigned long long)a->port);
 	fflush(stdout);
-	fd = bench_vsock_accept_report(PROG, lfd);
+	fd = bench_sock_accept_report(PROG, lfd);
 	if (fd < 0)
 		return 1;
 	close(lfd);
@@ -94,6 +100,7 @@ static int run_server(const struct bench_args *a)
 
 	bench_json_begin_tool(&j, stdout, PROG);
 	bench_json_str(&j, "mode", "server");
+	bench_json_str(&j, "transport", bench_transport_name(a));
 	bench_json_u64(&j, "port", a->port);
 	bench_json_u64(&j, "bytes", echoed);
 	bench_json_u64(&j, "recv_calls", calls);
@@ -120,12 +127,12 @@ static int run_client(const struct bench_args *a, uint64_t cid, uint64_t size,
 		return 1;
 	}
 	memset(req, 'p', size);
-	fd = bench_vsock_connect_report(a, cid);
+	fd = bench_sock_connect_report(a, cid);
 	if (fd < 0)
 		return 1;
 	printf("Run as ping-pong client\n");
-	printf("Connect to %llu:%llu\n", (unsigned long long)cid,
-	       (unsigned long long)a->port);
+	printf("Connect to %llu:%llu (%s)\n", (unsigned long long)cid,
+	       (unsigned long long)a->port, bench_transport_name(a));
 	printf("Payload %llu bytes, %llu round trips (+%llu warm-up)\n",
 	       (unsigned long long)size, (unsigned long long)count,
 	       (unsigned long long)warmup);
@@ -160,7 +167,9 @@ static int run_client(const struct bench_args *a, uint64_t cid, uint64_t size,
 
 	bench_json_begin_tool(&j, stdout, PROG);
 	bench_json_str(&j, "mode", "client");
-	bench_json_u64(&j, "cid", cid);
+	bench_json_str(&j, "transport", bench_transport_name(a));
+	if (!a->tcp)
+		bench_json_u64(&j, "cid", cid);
 	bench_json_u64(&j, "port", a->port);
 	bench_json_str(&j, "payload", bench_size_label(size, label, sizeof(label)));
 	bench_json_u64(&j, "size", size);
@@ -193,11 +202,13 @@ int main(int argc, char **argv)
 		BENCH_OPT_VSK,
 		BENCH_OPT_CPU,
 		BENCH_OPT_RETRY,
+		BENCH_OPT_TCP,
 		BENCH_OPT_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t cid = 0, size = 64, count = 10000, warmup = 100;
 	int server = 0, client = 0, client_only = 0, c;
+	const char *peer = NULL;
 	struct bench_args a;
 
 	bench_args_init(&a, PROG, usage, 1235);
@@ -207,7 +218,7 @@ int main(int argc, char **argv)
 			server = 1;
 			break;
 		case O_CLIENT:
-			cid = bench_arg_u64(&a, "client", optarg, UINT32_MAX);
+			peer = optarg;	/* a CID, or with --tcp an address */
 			client = 1;
 			break;
 		case O_SIZE:
@@ -228,6 +239,10 @@ int main(int argc, char **argv)
 	}
 	if (server == client)
 		bench_usage_error(&a, "give exactly one of --server and --client CID");
+	if (client && a.tcp && inet_pton(AF_INET, peer, &a.tcp_addr) != 1)
+		bench_bad_arg(&a, "client", peer);
+	if (client && !a.tcp)
+		cid = bench_arg_u64(&a, "client", peer, UINT32_MAX);
 	/* --retry is shared with vb-sender but means nothing to a server */
 	if (server && (client_only || a.have_retry))
 		bench_usage_error(&a, "--size/--count/--warmup/--retry are client options");

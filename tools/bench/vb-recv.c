@@ -30,6 +30,7 @@ static void usage(FILE *f)
 "Accept one vsock connection and recv() until EOF with blocking recv().\n"
 "\n"
 "  --port PORT          listen port (default 1234)\n"
+"  --tcp[=ADDR]         TCP on ADDR (IPv4, default 127.0.0.1) instead of vsock\n"
 "  --recv-size SIZE     bytes per recv() call (default 64K), or 'match':\n"
 "                       use the sender's write size given by --buf-size\n"
 "  --buf-size SIZE      the sender's write size (needed with 'match')\n"
@@ -55,6 +56,7 @@ int main(int argc, char **argv)
 		{ "rcvlowat", required_argument, NULL, O_LOWAT },
 		BENCH_OPT_VSK,
 		BENCH_OPT_CPU,
+		BENCH_OPT_TCP,
 		{ "expect-bytes", required_argument, NULL, O_EXPECT },
 		{ "insn-mark", required_argument, NULL, O_MARK },
 		BENCH_OPT_HELP,
@@ -116,7 +118,7 @@ int main(int argc, char **argv)
 
 	/* measured before the run: it spins for a few clock steps */
 	clock_step = bench_clock_step_ns();
-	lfd = bench_vsock_listen_report(&a);
+	lfd = bench_sock_listen_report(&a);
 	if (lfd < 0)
 		return 1;
 	printf("Run as receiver\n");
@@ -126,7 +128,7 @@ int main(int argc, char **argv)
 	 * sender. */
 	fflush(stdout);
 
-	fd = bench_vsock_accept_report(PROG, lfd);
+	fd = bench_sock_accept_report(PROG, lfd);
 	/* The window of the transfer, for the instruction counter: from the
 	 * connection to EOF, both ends' work included. */
 	if (mark)
@@ -145,9 +147,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, PROG ": SO_RCVLOWAT: %s\n", strerror(-err));
 		return 1;
 	}
-	if (bench_vsock_get_buffer_report(PROG, fd, &vsk_eff))
+	if (bench_sock_buffer_report(&a, fd, &vsk_eff))
 		return 1;
-	printf("vsock buffer %llu bytes\n", (unsigned long long)vsk_eff);
+	printf("%s %llu bytes\n", a.tcp ? "tcp SO_RCVBUF" : "vsock buffer",
+	       (unsigned long long)vsk_eff);
 	printf("SO_RCVLOWAT %llu bytes\n", (unsigned long long)(have_lowat ? lowat : 1));
 	fflush(stdout);
 
@@ -187,6 +190,7 @@ int main(int argc, char **argv)
 	printf("clock step: %llu ns\n", (unsigned long long)clock_step);
 
 	bench_json_begin_tool(&j, stdout, PROG);
+	bench_json_str(&j, "transport", bench_transport_name(&a));
 	bench_json_u64(&j, "port", a.port);
 	bench_json_str(&j, "recv_mode", match ? "match" : "fixed");
 	bench_json_str(&j, "recv_label", bench_size_label(recv_size, label, sizeof(label)));
@@ -194,7 +198,7 @@ int main(int argc, char **argv)
 	if (buf_size)
 		bench_json_u64(&j, "sender_buf_size", buf_size);
 	bench_json_u64(&j, "rcvlowat", have_lowat ? lowat : 1);
-	bench_json_u64(&j, "vsk_size", vsk_eff);
+	bench_json_u64(&j, a.tcp ? "tcp_rcvbuf" : "vsk_size", vsk_eff);
 	bench_json_u64(&j, "bytes", total);
 	bench_json_u64(&j, "recv_calls", calls);
 	bench_json_double(&j, "seconds", (double)(t_end - t_first) / 1e9);

@@ -22,9 +22,11 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "Usage: " PROG " --cid CID [options]\n"
-"Connect to a vsock listener and send a fixed number of bytes.\n"
+"       " PROG " --tcp[=ADDR] [options]\n"
+"Connect to a vsock (or TCP) listener and send a fixed number of bytes.\n"
 "\n"
 "  --cid CID          peer context id (1 = loopback, 2 = host); also --sender\n"
+"  --tcp[=ADDR]       TCP over IPv4 to ADDR (default 127.0.0.1) instead of vsock\n"
 "  --port PORT        peer port (default 1234)\n"
 "  --bytes SIZE       total bytes to send (default 64M)\n"
 "  --buf-size SIZE    bytes per send() call (default 128K)\n"
@@ -49,6 +51,7 @@ int main(int argc, char **argv)
 		BENCH_OPT_VSK,
 		BENCH_OPT_CPU,
 		BENCH_OPT_RETRY,
+		BENCH_OPT_TCP,
 		BENCH_OPT_HELP,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -76,8 +79,10 @@ int main(int argc, char **argv)
 			break;
 		}
 	}
-	if (!have_cid)
-		bench_usage_error(&a, "--cid is required");
+	if (!have_cid && !a.tcp)
+		bench_usage_error(&a, "--cid (or --tcp) is required");
+	if (have_cid && a.tcp)
+		bench_usage_error(&a, "--cid is the vsock peer: not with --tcp");
 
 	if (bench_args_pin(&a))
 		return 1;
@@ -89,18 +94,19 @@ int main(int argc, char **argv)
 	}
 	memset(buf, 'v', buf_size);
 
-	fd = bench_vsock_connect_report(&a, cid);
+	fd = bench_sock_connect_report(&a, cid);
 	if (fd < 0)
 		return 1;
-	if (bench_vsock_get_buffer_report(PROG, fd, &vsk_eff))
+	if (bench_sock_buffer_report(&a, fd, &vsk_eff))
 		return 1;
 
 	printf("Run as sender\n");
-	printf("Connect to %llu:%llu\n", (unsigned long long)cid,
-	       (unsigned long long)a.port);
+	printf("Connect to %llu:%llu (%s)\n", (unsigned long long)cid,
+	       (unsigned long long)a.port, bench_transport_name(&a));
 	printf("Send %llu bytes\n", (unsigned long long)bytes);
 	printf("TX buffer %llu bytes\n", (unsigned long long)buf_size);
-	printf("vsock buffer %llu bytes\n", (unsigned long long)vsk_eff);
+	printf("%s %llu bytes\n", a.tcp ? "tcp SO_RCVBUF" : "vsock buffer",
+	       (unsigned long long)vsk_eff);
 	fflush(stdout);
 
 	/* measured before the run: it spins for a few clock steps */
@@ -132,11 +138,13 @@ int main(int argc, char **argv)
 	printf("clock step: %llu ns\n", (unsigned long long)clock_step);
 
 	bench_json_begin_tool(&j, stdout, PROG);
-	bench_json_u64(&j, "cid", cid);
+	bench_json_str(&j, "transport", bench_transport_name(&a));
+	if (!a.tcp)
+		bench_json_u64(&j, "cid", cid);
 	bench_json_u64(&j, "port", a.port);
 	bench_json_str(&j, "payload", bench_size_label(buf_size, label, sizeof(label)));
 	bench_json_u64(&j, "buf_size", buf_size);
-	bench_json_u64(&j, "vsk_size", vsk_eff);
+	bench_json_u64(&j, a.tcp ? "tcp_rcvbuf" : "vsk_size", vsk_eff);
 	bench_json_u64(&j, "bytes", sent);
 	bench_json_u64(&j, "send_calls", calls);
 	bench_json_double(&j, "seconds_loop", (double)(t1 - t0) / 1e9);

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 
 #include "bench_util.h"
 
@@ -318,6 +320,8 @@ int bench_args_next(struct bench_args *a, int argc, char **argv,
 			if (optind < argc)
 				bench_usage_error(a, "unexpected argument '%s'",
 						  argv[optind]);
+			if (a->tcp && a->vsk_size)
+				bench_usage_error(a, "--vsk-size is a vsock option, not one of --tcp");
 			return -1;
 		case BENCH_O_PORT:
 			a->port = bench_arg_u64(a, "port", optarg, UINT32_MAX);
@@ -335,6 +339,12 @@ int bench_args_next(struct bench_args *a, int argc, char **argv,
 				bench_bad_arg(a, "retry", optarg);
 			a->have_retry = 1;
 			break;
+		case BENCH_O_TCP:
+			a->tcp = 1;
+			a->tcp_addr = htonl(INADDR_LOOPBACK);
+			if (optarg && inet_pton(AF_INET, optarg, &a->tcp_addr) != 1)
+				bench_bad_arg(a, "tcp", optarg);
+			break;
 		case BENCH_O_HELP:
 			a->usage(stdout);
 			exit(0);
@@ -346,6 +356,11 @@ int bench_args_next(struct bench_args *a, int argc, char **argv,
 			return c;
 		}
 	}
+}
+
+const char *bench_transport_name(const struct bench_args *a)
+{
+	return a->tcp ? "tcp" : "vsock";
 }
 
 int bench_args_pin(const struct bench_args *a)

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * bench_vsock.c - AF_VSOCK sockets for tools/bench/ (guest use only).
+ * bench_vsock.c - AF_VSOCK sockets for tools/bench/ (guest use only), and
+ * the TCP ones of --tcp.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <linux/vm_sockets.h>
 
@@ -121,6 +124,57 @@ int bench_vsock_connect(unsigned int cid, unsigned int port,
 	return err;
 }
 
+int bench_tcp_listen(uint32_t addr, unsigned int port)
+{
+	struct sockaddr_in sin = {
+		.sin_family = AF_INET,
+		.sin_port = htons((uint16_t)port),
+		.sin_addr.s_addr = addr,
+	};
+	int fd, one = 1, err;
+
+	if (port > UINT16_MAX)
+		return -ERANGE;
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    bind(fd, (struct sockaddr *)&sin, sizeof(sin)) || listen(fd, 1)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+int bench_tcp_connect(uint32_t addr, unsigned int port, double retry_s)
+{
+	const struct timespec pause = { .tv_nsec = 20 * 1000 * 1000 };
+	uint64_t deadline = bench_now_ns() + (uint64_t)(retry_s * 1e9);
+	struct sockaddr_in sin = {
+		.sin_family = AF_INET,
+		.sin_port = htons((uint16_t)port),
+		.sin_addr.s_addr = addr,
+	};
+	int fd, err;
+
+	if (port > UINT16_MAX)
+		return -ERANGE;
+	for (;;) {
+		fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			return -errno;
+		if (!connect(fd, (struct sockaddr *)&sin, sizeof(sin)))
+			return fd;
+		err = -errno;
+		close(fd);
+		if ((err != -ECONNREFUSED && err != -EINTR) ||
+		    bench_now_ns() >= deadline)
+			return err;
+		nanosleep(&pause, NULL);
+	}
+}
+
 int bench_send_all(int fd, const void *buf, size_t len, uint64_t *calls,
 		   uint64_t *ns_in_send)
 {
@@ -165,17 +219,19 @@ int bench_recv_exact(int fd, void *buf, size_t len)
 	return 0;
 }
 
-int bench_vsock_listen_report(const struct bench_args *a)
+int bench_sock_listen_report(const struct bench_args *a)
 {
-	int lfd = bench_vsock_listen((unsigned int)a->port, a->vsk_size);
+	int lfd = a->tcp ? bench_tcp_listen(a->tcp_addr, (unsigned int)a->port) :
+		  bench_vsock_listen((unsigned int)a->port, a->vsk_size);
 
 	if (lfd < 0)
-		fprintf(stderr, "%s: listen on port %llu: %s\n", a->prog,
-			(unsigned long long)a->port, strerror(-lfd));
+		fprintf(stderr, "%s: listen on %s port %llu: %s\n", a->prog,
+			bench_transport_name(a), (unsigned long long)a->port,
+			strerror(-lfd));
 	return lfd;
 }
 
-int bench_vsock_accept_report(const char *prog, int lfd)
+int bench_sock_accept_report(const char *prog, int lfd)
 {
 	int fd = bench_vsock_accept(lfd);
 
@@ -184,24 +240,45 @@ int bench_vsock_accept_report(const char *prog, int lfd)
 	return fd;
 }
 
-int bench_vsock_connect_report(const struct bench_args *a, uint64_t cid)
+int bench_sock_connect_report(const struct bench_args *a, uint64_t cid)
 {
-	int fd = bench_vsock_connect((unsigned int)cid, (unsigned int)a->port,
-				     a->vsk_size, a->retry);
+	char peer[INET_ADDRSTRLEN + 24];
+	int fd;
 
+	if (a->tcp) {
+		fd = bench_tcp_connect(a->tcp_addr, (unsigned int)a->port, a->retry);
+		inet_ntop(AF_INET, &a->tcp_addr, peer, sizeof(peer));
+		snprintf(peer + strlen(peer), sizeof(peer) - strlen(peer), ":%llu (tcp)",
+			 (unsigned long long)a->port);
+	} else {
+		fd = bench_vsock_connect((unsigned int)cid, (unsigned int)a->port,
+					 a->vsk_size, a->retry);
+		snprintf(peer, sizeof(peer), "%llu:%llu", (unsigned long long)cid,
+			 (unsigned long long)a->port);
+	}
 	if (fd < 0)
-		fprintf(stderr, "%s: connect to %llu:%llu: %s\n", a->prog,
-			(unsigned long long)cid, (unsigned long long)a->port,
-			strerror(-fd));
+		fprintf(stderr, "%s: connect to %s: %s\n", a->prog, peer, strerror(-fd));
 	return fd;
 }
 
-int bench_vsock_get_buffer_report(const char *prog, int fd, uint64_t *size)
+int bench_sock_buffer_report(const struct bench_args *a, int fd, uint64_t *size)
 {
-	int err = bench_vsock_get_buffer(fd, size);
+	int err, v = 0;
+	socklen_t len = sizeof(v);
 
-	if (err)
-		fprintf(stderr, "%s: getsockopt(SO_VM_SOCKETS_BUFFER_SIZE): %s\n",
-			prog, strerror(-err));
-	return err;
+	if (!a->tcp) {
+		err = bench_vsock_get_buffer(fd, size);
+		if (err)
+			fprintf(stderr, "%s: getsockopt(SO_VM_SOCKETS_BUFFER_SIZE): %s\n",
+				a->prog, strerror(-err));
+		return err;
+	}
+	if (getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, &len)) {
+		err = -errno;
+		fprintf(stderr, "%s: getsockopt(SO_RCVBUF): %s\n", a->prog,
+			strerror(-err));
+		return err;
+	}
+	*size = (uint64_t)v;
+	return 0;
 }

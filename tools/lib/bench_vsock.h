@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * bench_vsock.h - AF_VSOCK plumbing for the benchmark programs.
+ * bench_vsock.h - AF_VSOCK plumbing for the benchmark programs, and the
+ * TCP sockets of their --tcp mode (the same transfers over TCP, so that a
+ * vsock figure sits beside what a user would otherwise pick).
  *
- * Only ever run these inside a lab guest: the build host's vsock belongs
- * to the infrastructure.  Every function returns a file descriptor or 0 on
- * success and -errno on failure; the caller prints the one-line reason.
+ * Only ever run the vsock ones inside a lab guest: the build host's vsock
+ * belongs to the infrastructure.  Every function returns a file
+ * descriptor or 0 on success and -errno on failure; the caller prints the
+ * one-line reason.
  */
 #ifndef VSOCKBATCH_BENCH_VSOCK_H
 #define VSOCKBATCH_BENCH_VSOCK_H
@@ -48,6 +51,13 @@ int bench_vsock_get_buffer(int fd, uint64_t *size);
 /* SO_RCVLOWAT. */
 int bench_set_rcvlowat(int fd, uint64_t bytes);
 
+/* TCP stream socket bound to addr:port (IPv4, network order), listening
+ * (backlog 1, SO_REUSEADDR: the lab reuses ports across boots). */
+int bench_tcp_listen(uint32_t addr, unsigned int port);
+
+/* Connect to addr:port over TCP, retrying like bench_vsock_connect(). */
+int bench_tcp_connect(uint32_t addr, unsigned int port, double retry_s);
+
 /* send() all of buf (MSG_NOSIGNAL: a vanished peer is EPIPE, not a
  * silent death), restarting on EINTR and short sends.  *calls counts the
  * send() calls made; *ns_in_send accumulates the time spent inside them
@@ -61,11 +71,13 @@ int bench_recv_exact(int fd, void *buf, size_t len);
 /*
  * The calls the programs' main() makes, with their error line: on failure
  * "PROG: <what>: reason" goes to stderr and the -errno is returned.
- * Listen and connect take the port, buffer size and retry from *a.
+ * Listen and connect take the transport (vsock, or TCP with --tcp), port,
+ * buffer size and retry from *a; cid is the vsock peer (unused with TCP).
+ * The buffer is SO_VM_SOCKETS_BUFFER_SIZE on vsock, SO_RCVBUF on TCP.
  */
-int bench_vsock_listen_report(const struct bench_args *a);
-int bench_vsock_accept_report(const char *prog, int lfd);
-int bench_vsock_connect_report(const struct bench_args *a, uint64_t cid);
-int bench_vsock_get_buffer_report(const char *prog, int fd, uint64_t *size);
+int bench_sock_listen_report(const struct bench_args *a);
+int bench_sock_accept_report(const char *prog, int lfd);
+int bench_sock_connect_report(const struct bench_args *a, uint64_t cid);
+int bench_sock_buffer_report(const struct bench_args *a, int fd, uint64_t *size);
 
 #endif /* VSOCKBATCH_BENCH_VSOCK_H */
