@@ -166,6 +166,11 @@ if [ "$VU" = 1 ]; then
 		-device vhost-user-vsock-pci,chardev=vu)
 	vuargs=(--socket "$work/vu.sock" --uds "$work/uds" --guest-cid "$VU_CID")
 	[ -z "$VU_PKT" ] || vuargs+=(--rx-pkt-max "$VU_PKT")
+	# VB_VU_ARGS: more back-end options (e.g. --no-event-idx for an A/B run)
+	if [ -n "${VB_VU_ARGS:-}" ]; then
+		read -ra more <<<"$VB_VU_ARGS"
+		vuargs+=("${more[@]}")
+	fi
 	"$VB_ROOT/build/vhost-user-vsock" "${vuargs[@]}" 2>"$OUTDIR/backend.log" &
 	backend=$!
 	bgpids+=("$backend")

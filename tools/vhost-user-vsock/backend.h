@@ -134,6 +134,7 @@ struct backend {
 	uint32_t rx_pkt_max;		/* payload cap per packet to the guest */
 	/* counters for the exit summary */
 	uint64_t rx_pkts, tx_pkts, rx_bytes, tx_bytes, refused_pkts;
+	uint64_t kicks[VU_NR_VQS];	/* kick fd wake-ups per queue */
 };
 
 void logmsg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -69,13 +69,16 @@ static void summary(struct backend *b)
 
 	logmsg("front-end gone: %llu packets (%llu payload bytes) to the guest, "
 	       "%llu packets (%llu payload bytes) from it, %llu refused; "
-	       "interrupts RX %llu (%llu not needed), TX %llu (%llu not needed)",
+	       "interrupts RX %llu (%llu not needed), TX %llu (%llu not needed); "
+	       "kicks RX %llu, TX %llu",
 	       (unsigned long long)b->rx_pkts, (unsigned long long)b->rx_bytes,
 	       (unsigned long long)b->tx_pkts, (unsigned long long)b->tx_bytes,
 	       (unsigned long long)b->refused_pkts,
 	       (unsigned long long)rx->signals, (unsigned long long)rx->signals_saved,
-	       (unsigned long long)tx->signals, (unsigned long long)tx->signals_saved);
+	       (unsigned long long)tx->signals, (unsigned long long)tx->signals_saved,
+	       (unsigned long long)b->kicks[VU_VQ_RX], (unsigned long long)b->kicks[VU_VQ_TX]);
 	b->rx_pkts = b->tx_pkts = b->rx_bytes = b->tx_bytes = b->refused_pkts = 0;
+	b->kicks[0] = b->kicks[1] = 0;
 }
 
 /* One parsed message; 0, -1 the front-end is gone, -2 we refused it. */
@@ -221,6 +224,7 @@ static void on_kick(struct backend *b, unsigned int idx, uint32_t events)
 		b->dev.vq[idx].kick_fd = -1;
 		return;
 	}
+	b->kicks[idx]++;
 	if (idx == VU_VQ_TX)
 		vsock_on_tx_kick(b);
 	else

@@ -38,7 +38,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "Usage: " PROG " --socket PATH --uds PATH [--guest-cid N] [--rx-pkt-max N]\n"
-"       [--reconnect] [--max-host-conns N] [--max-guest-conns N]\n"
+"       [--reconnect] [--no-event-idx] [--max-host-conns N] [--max-guest-conns N]\n"
 "       [--line-timeout MS] [--request-timeout MS] [-v]\n"
 "       " PROG " send|recv|pingpong ... (host-side test endpoints; '" PROG " send --help')\n"
 "A vhost-user back-end for QEMU's vhost-user-vsock-pci device.\n"
@@ -57,6 +57,8 @@ static void usage(FILE *f)
 "  --reconnect      when the front-end goes, wait for the next one (QEMU's\n"
 "                   reconnect=, a restarted VM) instead of exiting; stop with\n"
 "                   SIGTERM or SIGINT\n"
+"  --no-event-idx   do not offer VIRTIO_RING_F_EVENT_IDX (the driver then\n"
+"                   kicks for every buffer and gets an interrupt per batch)\n"
 "  --max-host-conns N, --max-guest-conns N\n"
 "                   connections open at once per direction (default %u, %u)\n"
 "  --line-timeout MS     a host client's CONNECT line must come within MS\n"
@@ -120,6 +122,7 @@ int main(int argc, char **argv)
 		{ "guest-cid", required_argument, NULL, 'c' },
 		{ "rx-pkt-max", required_argument, NULL, 'm' },
 		{ "reconnect", no_argument, NULL, 'R' },
+		{ "no-event-idx", no_argument, NULL, 'E' },
 		{ "max-host-conns", required_argument, NULL, 'H' },
 		{ "max-guest-conns", required_argument, NULL, 'G' },
 		{ "line-timeout", required_argument, NULL, 'L' },
@@ -131,6 +134,7 @@ int main(int argc, char **argv)
 	static struct backend b;
 	const char *vu_path = NULL;
 	sigset_t sigs;
+	int no_event_idx = 0;
 	unsigned long long cid = 3;
 	char *end;
 	int c, rc;
@@ -174,6 +178,9 @@ int main(int argc, char **argv)
 			break;
 		case 'R':
 			b.reconnect = 1;
+			break;
+		case 'E':
+			no_event_idx = 1;
 			break;
 		case 'H':
 		case 'G':
@@ -229,6 +236,8 @@ int main(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &sigs, NULL);
 	b.sig_fd = signalfd(-1, &sigs, SFD_NONBLOCK | SFD_CLOEXEC);
 	vu_dev_init(&b.dev, cid);
+	if (no_event_idx)
+		b.dev.offered &= ~(1ull << VIRTIO_RING_F_EVENT_IDX);
 	vsock_init(&b);
 	b.vu_fd = -1;
 	b.kick_registered[0] = b.kick_registered[1] = -1;

@@ -14,6 +14,7 @@ void vu_dev_init(struct vu_dev *dev, uint64_t guest_cid)
 
 	memset(dev, 0, sizeof(*dev));
 	dev->guest_cid = guest_cid;
+	dev->offered = VU_DEV_FEATURES;
 	for (i = 0; i < VU_NR_VQS; i++)
 		vu_vq_init(&dev->vq[i], i);
 }
@@ -27,6 +28,7 @@ static void close_fd(int *fd)
 
 void vu_dev_reset(struct vu_dev *dev)
 {
+	uint64_t offered = dev->offered;
 	unsigned int i;
 
 	for (i = 0; i < VU_NR_VQS; i++) {
@@ -36,6 +38,7 @@ void vu_dev_reset(struct vu_dev *dev)
 	}
 	vu_mem_unmap(&dev->mem);
 	vu_dev_init(dev, dev->guest_cid);
+	dev->offered = offered;
 }
 
 static int set_nonblock(int fd)
@@ -69,10 +72,10 @@ int vu_dev_handle(struct vu_dev *dev, const struct vu_msg *m, int *fds,
 	*replylen = 0;
 	switch (m->request) {
 	case VU_GET_FEATURES:
-		*replylen = vu_reply_u64(reply, m->request, VU_DEV_FEATURES);
+		*replylen = vu_reply_u64(reply, m->request, dev->offered);
 		break;
 	case VU_SET_FEATURES:
-		if (m->u64 & ~VU_DEV_FEATURES) {
+		if (m->u64 & ~dev->offered) {
 			snprintf(why, whylen, "%s: 0x%llx has bits we did not offer",
 				 name, (unsigned long long)m->u64);
 			return -1;

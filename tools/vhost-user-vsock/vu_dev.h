@@ -30,6 +30,7 @@
 
 struct vu_dev {
 	uint64_t guest_cid;
+	uint64_t offered;		/* VU_DEV_FEATURES, less what is switched off */
 	uint64_t features;		/* acked by SET_FEATURES */
 	uint64_t protocol_features;	/* acked by SET_PROTOCOL_FEATURES */
 	int owner;
