@@ -1,5 +1,6 @@
 #!/bin/bash
 # vu-event-idx.sh [--pairs N] [--bytes SIZE] [--sizes "4K 16K 64K"] [-k VARIANT] [--out DIR]
+# vu-event-idx.sh --summarize DIR   (the summary of a finished set again)
 #
 # What VIRTIO_RING_F_EVENT_IDX does for host->guest traffic through the
 # lab's vhost-user-vsock back-end: AB/BA pairs of guest runs with the
@@ -59,7 +60,7 @@ usage() {
 	sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
-PAIRS=4 BYTES=64M SIZES="4K 16K 64K" VARIANT=baseline OUT=
+PAIRS=4 BYTES=64M SIZES="4K 16K 64K" VARIANT=baseline OUT= SUMMARIZE=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--pairs) PAIRS=${2:-}; shift 2 ;;
@@ -67,9 +68,14 @@ while [ $# -gt 0 ]; do
 	--sizes) SIZES=${2:-}; shift 2 ;;
 	-k) VARIANT=${2:-}; shift 2 ;;
 	--out) OUT=${2:-}; shift 2 ;;
+	--summarize) OUT=${2:-}; SUMMARIZE=1; shift 2 ;;
 	*) usage ;;
 	esac
 done
+if [ "$SUMMARIZE" = 1 ]; then
+	[ -f "$OUT/samples.tsv" ] || { echo "vu-event-idx: $OUT/samples.tsv missing" >&2; exit 2; }
+	SIZES=$(awk -F'\t' 'NR > 1 && !seen[$3]++ { printf "%s%s", n++ ? " " : "", $3 }' "$OUT/samples.tsv")
+fi
 [[ "$PAIRS" =~ ^[1-9][0-9]*$ ]] || { echo "vu-event-idx: --pairs must be a positive number, not '$PAIRS'" >&2; exit 2; }
 nbytes=$(numfmt --from=iec "$BYTES" 2>/dev/null) || { echo "vu-event-idx: bad --bytes '$BYTES'" >&2; exit 2; }
 for s in $SIZES; do
@@ -78,6 +84,8 @@ for s in $SIZES; do
 done
 [ -x "$VU" ] || { echo "vu-event-idx: $VU missing (run make)" >&2; exit 2; }
 [ -n "$OUT" ] || OUT=$VB_ROOT/results/$(date -u +%Y-%m-%d)-vu-event-idx
+rc=0
+if [ "$SUMMARIZE" = 0 ]; then
 mkdir -p "$OUT/runs" || exit 1
 {
 	echo "command: scripts/vu-event-idx.sh --pairs $PAIRS --bytes $BYTES --sizes \"$SIZES\" -k $VARIANT"
@@ -88,7 +96,6 @@ mkdir -p "$OUT/runs" || exit 1
 } >"$OUT/manifest.txt"
 printf 'pair\tarm\tsize\tbytes\tcpu_ns\tgbps\tload_start\tload_end\n' >"$OUT/samples.tsv"
 : >"$OUT/kicks.tsv"
-rc=0
 for p in $(seq 1 "$PAIRS"); do
 	if [ $((p % 2)) = 1 ]; then arms="on off"; else arms="off on"; fi
 	for arm in $arms; do
@@ -114,6 +121,7 @@ for p in $(seq 1 "$PAIRS"); do
 			"$d/backend.log" | tail -n 1 | sed "s/^/$p $arm /" >>"$OUT/kicks.tsv"
 	done
 done
+fi
 
 # Per size: arm means and the paired difference (on - off) with a 95% t interval.
 awk -F'\t' -v sizes="$SIZES" '
@@ -147,11 +155,27 @@ END {
 		       s, con / n, coff / n, gon / n, goff / n, mc, mc - hc, mc + hc, "", mg, mg - hg, mg + hg, n, lmin[s], lmax[s]
 	}
 }' "$OUT/samples.tsv" >"$OUT/summary.txt"
-awk '{ on = $2 == "on"; n[on]++; irx[on] += $3; srx[on] += $4; itx[on] += $5; stx[on] += $6; krx[on] += $7; ktx[on] += $8 }
+# Per run (all sizes): interrupts and kicks, arm means and paired differences.
+awk '
+function tq(df) {
+	split("12.706 4.303 3.182 2.776 2.571 2.447 2.365 2.306 2.262 2.228", t, " ")
+	return df <= 10 ? t[df] : 1.96
+}
+{ for (k = 3; k <= 8; k++) v[$1, $2, k] = $k; seen[$1] = 1 }
 END {
-	for (a = 1; a >= 0; a--) if (n[a])
-		printf "EVENT_IDX %-3s per run (mean of %d): RX interrupts %.0f (+%.0f left out), TX interrupts %.0f (+%.0f left out), kicks RX %.0f, TX %.0f\n",
-		       a ? "on" : "off", n[a], irx[a] / n[a], srx[a] / n[a], itx[a] / n[a], stx[a] / n[a], krx[a] / n[a], ktx[a] / n[a]
+	split("RX interrupts,RX interrupts left out,TX interrupts,TX interrupts left out,RX kicks,TX kicks", name, ",")
+	for (k = 3; k <= 8; k++) {
+		n = s = s2 = on = off = 0
+		for (p in seen) {
+			if (!((p, "on", k) in v) || !((p, "off", k) in v)) continue
+			d = v[p, "on", k] - v[p, "off", k]
+			n++; s += d; s2 += d * d; on += v[p, "on", k]; off += v[p, "off", k]
+		}
+		if (!n) continue
+		m = s / n; h = n > 1 ? tq(n - 1) * sqrt((s2 - n * m * m) / (n - 1) / n) : 0
+		printf "per run, %-24s on %8.0f | off %8.0f   diff %+8.0f [%+.0f, %+.0f] (n=%d)\n",
+		       name[k - 2], on / n, off / n, m, m - h, m + h, n
+	}
 }' "$OUT/kicks.tsv" >>"$OUT/summary.txt"
 cat "$OUT/summary.txt"
 exit $rc

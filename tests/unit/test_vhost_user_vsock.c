@@ -36,6 +36,7 @@
 #include <unistd.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -2027,6 +2028,47 @@ static void test_split_descriptors(void **state)
 	unlink(path);
 }
 
+/*
+ * Out of fds: the back-end's fd limit is lowered to what it has open plus
+ * two.  Further host clients are accepted with the spare fd and closed at
+ * once (EOF), the listener does not spin the loop, and once fds are free
+ * again clients get through.
+ */
+static void test_emfile(void **state)
+{
+	struct rlimit rl;
+	int fds[6], i, n, ended = 0, fd;
+	long cpu0;
+
+	(void)state;
+	n = backend_fds();
+	rl.rlim_cur = n + 2;
+	rl.rlim_max = 4096;
+	assert_int_equal(prlimit(F.pid, RLIMIT_NOFILE, &rl, NULL), 0);
+	cpu0 = backend_cpu_ms();
+	for (i = 0; i < 6; i++)
+		fds[i] = connect_unix(F.uds);
+	usleep(300000);
+	for (i = 0; i < 6; i++) {
+		struct pollfd p = { .fd = fds[i], .events = POLLIN };
+
+		ended += poll(&p, 1, 0) == 1;
+	}
+	if (ended < 4)
+		fail_msg("%d of 6 clients closed with 2 fds left", ended);
+	if (backend_cpu_ms() - cpu0 > 150)
+		fail_msg("the back-end spun: %ld ms of CPU in 300 ms", backend_cpu_ms() - cpu0);
+	assert_true(backend_log_has("Too many open files: connection refused"));
+	for (i = 0; i < 6; i++)
+		close(fds[i]);
+	usleep(100000);
+	rl.rlim_cur = 1024;
+	assert_int_equal(prlimit(F.pid, RLIMIT_NOFILE, &rl, NULL), 0);
+	fd = host_open(3400, NULL);
+	close(fd);
+	assert_backend_serves();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2055,6 +2097,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_hardening, setup_logged, teardown),
 		cmocka_unit_test_setup_teardown(test_reconnect, setup_reconnect, teardown),
 		cmocka_unit_test_setup_teardown(test_split_descriptors, setup_split, teardown),
+		cmocka_unit_test_setup_teardown(test_emfile, setup_logged, teardown),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
