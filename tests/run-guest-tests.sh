@@ -171,7 +171,7 @@ if [ "${VB_CHECK_VHOST_USER:-1}" = 1 ]; then
 	case " $VARIANTS " in
 	*" debug "*)
 		echo "--- vhost-user smoke: debug"
-		if VB_VU_N1=2M VB_VU_N2=8M VB_VU_N3=4M "$ROOT/tests/vhost-user-smoke.sh" \
+		if VB_VU_N1=2M VB_VU_N2=8M VB_VU_N3=4M VB_VU_N4=16K "$ROOT/tests/vhost-user-smoke.sh" \
 		    -k debug -p 64 -t 600 -o "$OUT/vhost-user-debug" \
 		    >"$OUT/vhost-user-debug.log" 2>&1; then
 			verdict PASS "debug: vhost-user host<->guest smoke, no splat"
