@@ -4,7 +4,7 @@
 # What the tracer's measurements for `vsockbatch advise` cost: guest
 # instructions per byte (QEMU -icount + the lab's vb-insns plugin, so not
 # disturbed by the host's load) of a 64 B loopback transfer untraced, under
-# the tracer as of REV (default 313f382, the commit before the additions)
+# the tracer as of REV (default ea4c8e2~1, before the additions)
 # and under the current tracer, N rounds in rotating order in one boot
 # (tests/guest/advise-overhead.sh).  Statistics: vsockbatch-lab abstat on
 # per-round pairs (base tracer vs current, untraced vs each).
@@ -12,7 +12,7 @@
 # steps.tsv, pairs.tsv, abstat.txt/.json, the recordings, manifest.json.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
-BASE=313f382 ROUNDS=6 BYTES=1M VARIANT=baseline OUT=
+BASE=ea4c8e2~1 ROUNDS=6 BYTES=1M VARIANT=baseline OUT=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--base) BASE=${2-}; shift ;;
@@ -25,6 +25,11 @@ while [ $# -gt 0 ]; do
 	shift
 done
 [[ "$ROUNDS" =~ ^[1-9][0-9]*$ ]] && [ "$ROUNDS" -ge 2 ] || die "--rounds needs a number >= 2"
+case $BYTES in
+*K) BYTES=$((${BYTES%K} * 1024)) ;;
+*M) BYTES=$((${BYTES%M} * 1048576)) ;;
+esac
+[[ "$BYTES" =~ ^[1-9][0-9]*$ ]] || die "--bytes needs a size (bytes, K or M)"
 command -v jq >/dev/null || die "jq missing (make deps)"
 [ -n "$OUT" ] || OUT=$VB_ROOT/results/$(date -u +%Y-%m-%d)-advise-overhead
 [ -z "$(ls -A "$OUT" 2>/dev/null)" ] || die "$OUT exists and is not empty (--out)"
