@@ -8,7 +8,7 @@
  *
  * The base fixture is a healthy, CPU-bound batched transfer on which no
  * rule fires: 64 MiB in 1 s as 16384 packets of 4 KiB, runs of 16, 16
- * data-ready calls per MB, recv() returning 64 KiB, RX worker 90 % busy
+ * data-ready calls per MiB, recv() returning 64 KiB, RX worker 90 % busy
  * on CPU 1, the reader on CPU 0, one flow.  Each test changes what its
  * rule looks at.
  */
@@ -191,7 +191,7 @@ static void test_wakeups(void **state)
 
 	(void)state;
 	base(&r);
-	set(&r, VB_C_DR_AFTER, 64 * 1024);	/* 1024 per MB */
+	set(&r, VB_C_DR_AFTER, 64 * 1024);	/* 1024 per MiB */
 	set(&r, VB_C_RECV_CALLS, 64 * 1024);	/* returning 1 KiB */
 	r.cpus[0].agg.cnt[VB_C_RECV_CALLS] = 64 * 1024;
 	assert_int_equal(run_rule(&r, VB_ADV_WAKEUPS, &a), VB_ADV_FIRES);
@@ -206,7 +206,7 @@ static void test_wakeups(void **state)
 	/* without recv() tracing the data-ready rate decides alone */
 	r.hooks[7][0] = '-';	/* "fexit/vsock_connectible_recvmsg" gone */
 	assert_int_equal(run_rule(&r, VB_ADV_WAKEUPS, &a), VB_ADV_FIRES);
-	set(&r, VB_C_DR_AFTER, 256 * 64);	/* exactly 256 per MB */
+	set(&r, VB_C_DR_AFTER, 256 * 64);	/* exactly 256 per MiB */
 	assert_int_equal(run_rule(&r, VB_ADV_WAKEUPS, &a), VB_ADV_CLEAR);
 
 	/* not traced at all */

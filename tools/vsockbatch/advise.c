@@ -80,7 +80,7 @@ void vb_advise_print_text(FILE *f, const struct vb_results *r,
 	else
 		fprintf(f, "vsockbatch advise: %s\n", name);
 	snprintf(line, sizeof(line), "kernel %s %s, %.2f MiB in %.2f s "
-		 "(%.2f MB/s), RX on CPU %d", r->kernel_release,
+		 "(%.2f MiB/s), RX on CPU %d", r->kernel_release,
 		 vb_mode_name(r->mode),
 		 (double)r->totals.cnt[VB_C_BYTES] / 1048576.0,
 		 (double)r->duration_ns / 1e9, a->mb_s, a->rx_cpu);

@@ -47,14 +47,14 @@ const struct vb_adv_rule_info vb_adv_rules[VB_ADV_NR] = {
 		"each packet pays a socket lookup, a lock_sock/release_sock "
 		"pair and two callbacks whatever its size; in the lab's h2g "
 		"set baseline throughput grows 18x from 64 B to 1 KiB "
-		"packets (1.8 -> 32 MB/s) but only 1.5-1.8x from 1 KiB to "
+		"packets (1.8 -> 32 MiB/s) but only 1.5-1.8x from 1 KiB to "
 		"~3.6 KiB packets, and the series, which removes those costs, "
 		"gains +31 % at 1 KiB and nothing resolved from 4 KiB",
 	},
 	[VB_ADV_WAKEUPS] = {
 		"wakeups",
 		"Reader woken for every few KiB",
-		"data-ready calls > 256 per MB (< 4 KiB per wake-up), and, "
+		"data-ready calls > 256 per MiB (< 4 KiB per call), and, "
 		"when recv() was traced, mean recv() return < 4 KiB",
 		"every data-ready call can wake the reader and costs it a "
 		"recv() syscall; batched kernels in the lab issue 18-20 per "
@@ -318,24 +318,24 @@ static void rule_wakeups(const struct adv_in *in, struct vb_adv_finding *f)
 		say(f->evidence, "sock_def_readable was not traced.");
 		return;
 	}
-	ev(f, "data_ready_per_mb", per_mb, "per MB");
-	ev(f, "user_waits_per_mb", uw, "per MB");
+	ev(f, "data_ready_per_mb", per_mb, "per MiB");
+	ev(f, "user_waits_per_mb", uw, "per MiB");
 	verdict(f, per_mb, WK_PER_MB, true);
 	if (in->recv_traced && in->c[VB_C_RECV_CALLS]) {
 		ev(f, "recv_calls_per_mb",
-		   ratio((double)in->c[VB_C_RECV_CALLS], in->mb), "per MB");
+		   ratio((double)in->c[VB_C_RECV_CALLS], in->mb), "per MiB");
 		ev(f, "mean_recv_bytes", rsz, "B");
 		if (f->verdict == VB_ADV_FIRES && !(rsz < WK_RECV_BYTES))
 			f->verdict = VB_ADV_CLEAR;
-		say(f->evidence, "%.0f data-ready calls per MB (threshold "
-		    "%.0f), %.0f recv() calls per MB returning %.0f B on "
-		    "average (threshold %.0f), %.1f reader lock waits per MB.",
+		say(f->evidence, "%.0f data-ready calls per MiB (threshold "
+		    "%.0f), %.0f recv() calls per MiB returning %.0f B on "
+		    "average (threshold %.0f), %.1f reader lock waits per MiB.",
 		    per_mb, WK_PER_MB,
 		    ratio((double)in->c[VB_C_RECV_CALLS], in->mb), rsz,
 		    WK_RECV_BYTES, uw);
 	} else {
-		say(f->evidence, "%.0f data-ready calls per MB (threshold "
-		    "%.0f), %.1f reader lock waits per MB; recv() sizes not "
+		say(f->evidence, "%.0f data-ready calls per MiB (threshold "
+		    "%.0f), %.1f reader lock waits per MiB; recv() sizes not "
 		    "traced.", per_mb, WK_PER_MB, uw);
 	}
 	if (f->verdict == VB_ADV_FIRES)
@@ -428,7 +428,7 @@ static void rule_credit(const struct adv_in *in, struct vb_adv_finding *f)
 	ev(f, "credit_wait_share", wait * 100, "%");
 	ev(f, "stalled_windows", stalls * 100, "%");
 	ev(f, "credit_updates_rx_per_mb",
-	   ratio((double)in->c[VB_C_CREDIT_RX], in->mb), "per MB");
+	   ratio((double)in->c[VB_C_CREDIT_RX], in->mb), "per MiB");
 	verdict(f, wait, CR_WAIT_SHARE, true);
 	if (stalls > CR_STALL_SHARE) {
 		f->verdict = VB_ADV_FIRES;
@@ -503,20 +503,20 @@ static void rule_rx_idle(const struct adv_in *in, struct vb_adv_finding *f,
 		ev(f, "busiest_cpu", in->busiest, "");
 		ev(f, "busiest_busy", in->busiest_busy * 100, "%");
 	}
-	ev(f, "mb_per_s", ratio(in->mb, in->dur_s), "MB/s");
+	ev(f, "mb_per_s", ratio(in->mb, in->dur_s), "MiB/s");
 	verdict(f, busy, IDLE_BUSY, false);
 	if (in->c[VB_C_BYTES] < IDLE_MIN_BYTES ||
 	    credit->verdict == VB_ADV_FIRES)
 		f->verdict = VB_ADV_CLEAR;
 	if (in->busy_known)
-		say(f->evidence, "%.2f MB/s; the RX worker ran %.0f %% of the "
+		say(f->evidence, "%.2f MiB/s; the RX worker ran %.0f %% of the "
 		    "%.2f s recording, RX vCPU %d was busy %.0f %%, the "
 		    "busiest vCPU (%d) %.0f %% (threshold: all < 65 %%).",
 		    ratio(in->mb, in->dur_s), occ * 100, in->dur_s,
 		    in->rx_cpu, in->rx_busy * 100, in->busiest,
 		    in->busiest_busy * 100);
 	else
-		say(f->evidence, "%.2f MB/s; the RX worker ran %.0f %% of the "
+		say(f->evidence, "%.2f MiB/s; the RX worker ran %.0f %% of the "
 		    "%.2f s recording (threshold 65 %%); vCPU busy time not "
 		    "measured in cpu-clock ns.", ratio(in->mb, in->dur_s),
 		    occ * 100, in->dur_s);
