@@ -45,6 +45,18 @@ char LICENSE[] SEC("license") = "GPL";
 /* Set by the loader after attach, cleared before detach. */
 volatile bool enabled;
 
+/*
+ * The last socket whose sender a window left without credit, and when
+ * (rxq_sample); the next window on that socket ends the wait.  One slot
+ * for all workers, not one per task: the next packet may be handled by
+ * another kworker thread, and a device's RX work runs one at a time.  A
+ * second socket stalling before the first resumes takes the slot, so
+ * with several starved flows the waits are undercounted, never counted
+ * twice.  Plain globals: no map operation.
+ */
+__u64 cr_sk;
+__u64 cr_ts;
+
 /* One lock window of a worker on one socket. */
 struct vb_window {
 	__u64 sk;		/* 0 = none */
@@ -81,8 +93,8 @@ struct vb_task {
 	__u32 pad;
 	struct vb_window win;	/* open window */
 	struct vb_window st;	/* closed window, deferred callbacks pending */
-	__u64 cr_sk;		/* socket whose sender ran out of credit */
-	__u64 cr_ts;		/* when the window that saw it closed */
+	__u64 tr_sk;		/* socket whose vsk->trans is cached ... */
+	__u64 tr_vvs;		/* ... here, for this worker run */
 };
 
 /* totals, one slot per CPU: the loader sums them and keeps per-CPU rows */
@@ -315,6 +327,7 @@ static __always_inline int worker_enter(void)
 	t->pend_lookups = 0;
 	t->win.sk = 0;
 	t->st.sk = 0;
+	t->tr_sk = 0;
 	t->enter_ts = bpf_ktime_get_ns();
 	return 0;
 }
@@ -487,11 +500,11 @@ int BPF_PROG(lock_acquired, struct sock *sk, int subclass)
 	}
 	now = bpf_ktime_get_ns();
 	commit_window(&t->st);		/* its deferred phase is over */
-	if (t->cr_sk == (__u64)sk) {
+	if (cr_sk == (__u64)sk) {
 		/* the sender this socket starved sent again */
-		if (s)
-			s->cnt[VB_C_CREDIT_WAIT_NS] += now - t->cr_ts;
-		t->cr_sk = 0;
+		if (s && now > cr_ts)
+			s->cnt[VB_C_CREDIT_WAIT_NS] += now - cr_ts;
+		cr_sk = 0;
 	}
 
 	t->win.sk = (__u64)sk;
@@ -543,42 +556,65 @@ static __always_inline __u32 skb_truesize0(void)
  * peer have left?  It last heard fwd_cnt = last_fwd_cnt, and has sent
  * at least fwd_cnt + rx_bytes, so it may send at most
  * buf_alloc - (fwd_cnt + rx_bytes - last_fwd_cnt) more: below one RX
- * buffer it is stalled until the reader's credit update.  Three probe
- * reads, no map operation; the verdicts ride in the window to
+ * buffer it is stalled until the reader's credit update.  One probe
+ * read per window (two for a worker run's first window on a socket), no
+ * map operation; the verdicts ride in the window to
  * commit_window, which counts them with the window's other figures.
  */
+#define RXQ_SPAN	64	/* bytes read from fwd_cnt up to rx_queue.qlen */
+
 static __always_inline void rxq_sample(struct vb_task *t, struct sock *sk,
 				       __u64 now)
 {
+	const __u32 o_fwd = bpf_core_field_offset(struct virtio_vsock_sock, fwd_cnt);
+	const __u32 o_last = bpf_core_field_offset(struct virtio_vsock_sock,
+						   last_fwd_cnt) - o_fwd;
+	const __u32 o_rxb = bpf_core_field_offset(struct virtio_vsock_sock,
+						  rx_bytes) - o_fwd;
+	const __u32 o_buf = bpf_core_field_offset(struct virtio_vsock_sock,
+						  buf_alloc) - o_fwd;
+	const __u32 o_qlen = bpf_core_field_offset(struct virtio_vsock_sock,
+						   rx_queue.qlen) - o_fwd;
 	struct vsock_sock *vsk = (struct vsock_sock *)sk;
-	struct virtio_vsock_sock *vvs;
-	struct { __u32 fwd, last, rx_bytes, buf_alloc; } c;
-	__u32 qlen, budget, ts0;
+	__u32 fwd, last, rx_bytes, buf_alloc, qlen, budget, ts0;
+	__u8 c[RXQ_SPAN];
+	__u64 vvs;
 	__s64 left;
 
-	/* one read of the four counters needs them consecutive */
-	if (bpf_core_field_offset(struct virtio_vsock_sock, buf_alloc) !=
-	    bpf_core_field_offset(struct virtio_vsock_sock, fwd_cnt) + 12 ||
-	    bpf_core_field_offset(struct virtio_vsock_sock, rx_bytes) !=
-	    bpf_core_field_offset(struct virtio_vsock_sock, fwd_cnt) + 8)
+	/*
+	 * One read covers the four credit counters and the queue length:
+	 * they sit within RXQ_SPAN bytes of each other (6.12: 40).  The
+	 * offsets are CO-RE constants, so this test is decided at load.
+	 */
+	if (o_last > RXQ_SPAN - 4 || o_rxb > RXQ_SPAN - 4 ||
+	    o_buf > RXQ_SPAN - 4 || o_qlen > RXQ_SPAN - 4)
 		return;
-	vvs = BPF_CORE_READ(vsk, trans);
-	if (!vvs || bpf_core_read(&c, sizeof(c), &vvs->fwd_cnt) ||
-	    bpf_core_read(&qlen, sizeof(qlen), &vvs->rx_queue.qlen) ||
-	    !c.buf_alloc)
+	/* vsk->trans is fixed for a connection: one read per worker run */
+	if (t->tr_sk != (__u64)sk) {
+		t->tr_vvs = (__u64)BPF_CORE_READ(vsk, trans);
+		t->tr_sk = (__u64)sk;
+	}
+	vvs = t->tr_vvs;
+	if (!vvs || bpf_probe_read_kernel(c, o_qlen + 4, (void *)(vvs + o_fwd)))
+		return;
+	fwd = *(__u32 *)&c[0];
+	last = *(__u32 *)&c[o_last];
+	rx_bytes = *(__u32 *)&c[o_rxb];
+	buf_alloc = *(__u32 *)&c[o_buf];
+	qlen = *(__u32 *)&c[o_qlen];
+	if (!buf_alloc)
 		return;
 	ts0 = skb_truesize0();
-	budget = ts0 ? c.buf_alloc / ts0 : 0;
+	budget = ts0 ? buf_alloc / ts0 : 0;
 	t->win.rxq_flags = VB_RXQ_READ;
 	if (budget && qlen + 1 >= budget)
 		t->win.rxq_flags |= VB_RXQ_BUDGET;
-	t->win.rxq_fill = (__u16)((__u64)c.rx_bytes * 100 / c.buf_alloc);
-	left = (__s64)c.buf_alloc -
-	       ((__s64)c.fwd + c.rx_bytes - c.last);
+	t->win.rxq_fill = (__u16)((__u64)rx_bytes * 100 / buf_alloc);
+	left = (__s64)buf_alloc - ((__s64)fwd + rx_bytes - last);
 	if (left < VB_CREDIT_STALL_BYTES) {
 		t->win.rxq_flags |= VB_RXQ_STALL;
-		t->cr_sk = (__u64)sk;
-		t->cr_ts = now;
+		cr_sk = (__u64)sk;
+		cr_ts = now;
 	}
 }
 
