@@ -153,16 +153,16 @@ int backend_attach(struct backend *b, int fd)
 	struct ucred cr;
 	socklen_t len = sizeof(cr);
 
-	if (b->vu_fd >= 0) {
-		logmsg("second front-end connection refused");
-		close(fd);
-		return -1;
-	}
 	/* The socket is 0600, but a directory or a bind mount may not be. */
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len) < 0 ||
 	    (cr.uid != geteuid() && cr.uid != 0)) {
 		logmsg("front-end connection refused: peer uid %ld is neither ours (%ld) nor root",
 		       len == sizeof(cr) ? (long)cr.uid : -1L, (long)geteuid());
+		close(fd);
+		return -1;
+	}
+	if (b->vu_fd >= 0) {
+		logmsg("second front-end connection refused");
 		close(fd);
 		return -1;
 	}
