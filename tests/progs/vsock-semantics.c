@@ -50,16 +50,15 @@
 #include <unistd.h>
 #include <linux/vm_sockets.h>
 
+#include "byte_pattern.h"
+
+#define SALT 0xa5
+
 static unsigned int timeout_s = 20;
 static unsigned int base_port = 5300;
 static char why[256];
 
 #define FAIL(...) (snprintf(why, sizeof(why), __VA_ARGS__), -1)
-
-static uint8_t pattern(uint64_t off)
-{
-	return (uint8_t)(off ^ (off >> 8) ^ ((off >> 16) * 7) ^ 0xa5);
-}
 
 static int set_timeouts(int fd)
 {
@@ -125,11 +124,9 @@ static long long fill(int fd, uint64_t *off, size_t piece)
 	long long n = 0;
 
 	for (;;) {
-		size_t i;
 		ssize_t w;
 
-		for (i = 0; i < piece; i++)
-			buf[i] = pattern(*off + i);
+		byte_pattern_fill(buf, piece, *off, SALT);
 		w = send(fd, buf, piece, MSG_DONTWAIT | MSG_NOSIGNAL);
 		if (w < 0)
 			return errno == EAGAIN ? n : -1;
@@ -145,14 +142,15 @@ static int read_exact(int fd, uint64_t *off, size_t len)
 
 	while (len) {
 		size_t want = len < sizeof(buf) ? len : sizeof(buf);
-		ssize_t r = recv(fd, buf, want, 0), i;
+		ssize_t r = recv(fd, buf, want, 0);
+		size_t i;
 
 		if (r <= 0)
 			return FAIL("recv at byte %" PRIu64 ": %s", *off,
 				    r ? strerror(errno) : "EOF");
-		for (i = 0; i < r; i++)
-			if (buf[i] != pattern(*off + i))
-				return FAIL("byte %" PRIu64 " wrong", *off + i);
+		i = byte_pattern_check(buf, r, *off, SALT);
+		if (i < (size_t)r)
+			return FAIL("byte %" PRIu64 " wrong", *off + i);
 		*off += r;
 		len -= r;
 	}
@@ -213,12 +211,11 @@ out:
 static int case_peek(void)
 {
 	uint8_t buf[4096], exp[1000];
-	int tx, rx, ret = -1, i, lowat = 1000;
+	int tx, rx, ret = -1, lowat = 1000;
 	uint64_t off = 0;
 	ssize_t r;
 
-	for (i = 0; i < 1000; i++)
-		exp[i] = pattern(i);
+	byte_pattern_fill(exp, sizeof(exp), 0, SALT);
 	if (pair(base_port + 2, 0, &tx, &rx))
 		goto out;
 	if (send(tx, exp, sizeof(exp), MSG_NOSIGNAL) != sizeof(exp)) {
@@ -287,13 +284,11 @@ static void *bp_send(void *arg)
 	size_t n = 129;
 
 	while (off < s->total) {
-		size_t i;
 		ssize_t w;
 
 		if (n > s->total - off)
 			n = s->total - off;
-		for (i = 0; i < n; i++)
-			buf[i] = pattern(off + i);
+		byte_pattern_fill(buf, n, off, SALT);
 		w = send(s->fd, buf, n, MSG_NOSIGNAL);
 		if (w < 0) {
 			s->err = errno;
@@ -328,7 +323,8 @@ static int case_backpressure(uint64_t total)
 	/* Let the queue fill before the first read. */
 	usleep(300 * 1000);
 	for (;;) {
-		ssize_t r = recv(rx, buf, sizeof(buf), 0), i;
+		ssize_t r = recv(rx, buf, sizeof(buf), 0);
+		size_t i;
 
 		if (r == 0)
 			break;
@@ -337,11 +333,11 @@ static int case_backpressure(uint64_t total)
 				   strerror(errno));
 			goto out;
 		}
-		for (i = 0; i < r; i++)
-			if (buf[i] != pattern(got + i)) {
-				ret = FAIL("byte %" PRIu64 " wrong", got + i);
-				goto out;
-			}
+		i = byte_pattern_check(buf, r, got, SALT);
+		if (i < (size_t)r) {
+			ret = FAIL("byte %" PRIu64 " wrong", got + i);
+			goto out;
+		}
 		got += r;
 		/* A slow reader: pause every 64 reads. */
 		if (++pieces % 64 == 0)
@@ -385,11 +381,9 @@ static void *en_send(void *arg)
 	uint8_t buf[4096];
 
 	for (;;) {
-		size_t i;
 		ssize_t w;
 
-		for (i = 0; i < sizeof(buf); i++)
-			buf[i] = pattern(s->sent + i);
+		byte_pattern_fill(buf, sizeof(buf), s->sent, SALT);
 		w = send(s->fd, buf, sizeof(buf), MSG_NOSIGNAL);
 		if (w < 0) {
 			s->err = errno;
@@ -480,19 +474,20 @@ static int case_enobufs(void)
 		usleep(2000);
 	}
 	for (;;) {
-		ssize_t r = recv(rx, buf, sizeof(buf), 0), i;
+		ssize_t r = recv(rx, buf, sizeof(buf), 0);
+		size_t i;
 
 		if (r <= 0) {
 			rerr = r ? errno : 0;
 			break;
 		}
-		for (i = 0; i < r; i++)
-			if (buf[i] != pattern(got + i)) {
-				ret = FAIL("byte %" PRIu64 " wrong before the reset",
-					   got + i);
-				pthread_cancel(t);
-				goto join;
-			}
+		i = byte_pattern_check(buf, r, got, SALT);
+		if (i < (size_t)r) {
+			ret = FAIL("byte %" PRIu64 " wrong before the reset",
+				   got + i);
+			pthread_cancel(t);
+			goto join;
+		}
 		got += r;
 		if (got > (64 << 20)) {
 			ret = FAIL("no reset after %" PRIu64 " bytes", got);

@@ -44,6 +44,10 @@
 #include <linux/vm_sockets.h>
 #include <bpf/bpf.h>
 
+#include "byte_pattern.h"
+
+#define SALT 0x5a
+
 enum map_mode { MAP_NONE, MAP_PRE, MAP_DURING };
 enum inject { INJECT_NONE, INJECT_CORRUPT, INJECT_STALL };
 
@@ -67,14 +71,6 @@ struct state {
 	uint64_t sent;
 	int send_errno;
 };
-
-static uint8_t pattern(uint64_t off)
-{
-	/* Not periodic in any write size: a lost, duplicated or reordered
-	 * piece shows up as a mismatch.
-	 */
-	return (uint8_t)(off ^ (off >> 8) ^ ((off >> 16) * 7) ^ 0x5a);
-}
 
 static int parse_size(const char *s, uint64_t *out)
 {
@@ -193,6 +189,21 @@ bad:
 	return -1;
 }
 
+/* counts[key] += src, through bpf_map_lookup_elem().  r1 is 1 just before
+ * the add, so src = BPF_REG_1 counts calls; r0-r5 are clobbered.
+ */
+#define COUNT_INSNS(key, src)						\
+	{ BPF_ST | BPF_MEM | BPF_W, BPF_REG_10, 0, -4, key },		\
+	{ BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_2, BPF_REG_10, 0, 0 },	\
+	{ BPF_ALU64 | BPF_ADD | BPF_K, BPF_REG_2, 0, 0, -4 },		\
+	{ BPF_LD | BPF_DW | BPF_IMM, BPF_REG_1, BPF_PSEUDO_MAP_FD, 0,	\
+	  counts_fd },							\
+	{ 0, 0, 0, 0, 0 },						\
+	{ BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_map_lookup_elem },	\
+	{ BPF_JMP | BPF_JEQ | BPF_K, BPF_REG_0, 0, 2, 0 },		\
+	{ BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_1, 0, 0, 1 },		\
+	{ BPF_STX | BPF_ATOMIC | BPF_DW, BPF_REG_0, src, 0, BPF_ADD }
+
 /* counts[0]: verdicts run, counts[1]: bytes they saw. */
 static int load_verdict(int counts_fd)
 {
@@ -200,29 +211,8 @@ static int load_verdict(int counts_fd)
 		/* r6 = skb->len */
 		{ BPF_LDX | BPF_MEM | BPF_W, BPF_REG_6, BPF_REG_1,
 		  offsetof(struct __sk_buff, len), 0 },
-		/* counts[0] += 1 */
-		{ BPF_ST | BPF_MEM | BPF_W, BPF_REG_10, 0, -4, 0 },
-		{ BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_2, BPF_REG_10, 0, 0 },
-		{ BPF_ALU64 | BPF_ADD | BPF_K, BPF_REG_2, 0, 0, -4 },
-		{ BPF_LD | BPF_DW | BPF_IMM, BPF_REG_1, BPF_PSEUDO_MAP_FD, 0,
-		  counts_fd },
-		{ 0, 0, 0, 0, 0 },
-		{ BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_map_lookup_elem },
-		{ BPF_JMP | BPF_JEQ | BPF_K, BPF_REG_0, 0, 2, 0 },
-		{ BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_1, 0, 0, 1 },
-		{ BPF_STX | BPF_ATOMIC | BPF_DW, BPF_REG_0, BPF_REG_1, 0,
-		  BPF_ADD },
-		/* counts[1] += r6 */
-		{ BPF_ST | BPF_MEM | BPF_W, BPF_REG_10, 0, -4, 1 },
-		{ BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_2, BPF_REG_10, 0, 0 },
-		{ BPF_ALU64 | BPF_ADD | BPF_K, BPF_REG_2, 0, 0, -4 },
-		{ BPF_LD | BPF_DW | BPF_IMM, BPF_REG_1, BPF_PSEUDO_MAP_FD, 0,
-		  counts_fd },
-		{ 0, 0, 0, 0, 0 },
-		{ BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_map_lookup_elem },
-		{ BPF_JMP | BPF_JEQ | BPF_K, BPF_REG_0, 0, 1, 0 },
-		{ BPF_STX | BPF_ATOMIC | BPF_DW, BPF_REG_0, BPF_REG_6, 0,
-		  BPF_ADD },
+		COUNT_INSNS(0, BPF_REG_1),
+		COUNT_INSNS(1, BPF_REG_6),
 		/* return SK_PASS */
 		{ BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_0, 0, 0, SK_PASS },
 		{ BPF_JMP | BPF_EXIT, 0, 0, 0, 0 },
@@ -267,13 +257,12 @@ static void *sender(void *arg)
 		goto out;
 	}
 	while (st->sent < o->bytes) {
-		size_t n = o->write_size, i;
+		size_t n = o->write_size;
 		ssize_t w;
 
 		if (n > o->bytes - st->sent)
 			n = o->bytes - st->sent;
-		for (i = 0; i < n; i++)
-			buf[i] = pattern(st->sent + i);
+		byte_pattern_fill(buf, n, st->sent, SALT);
 		w = send(fd, buf, n, MSG_NOSIGNAL);
 		if (w < 0) {
 			if (errno == EINTR)
@@ -352,13 +341,12 @@ static void *receiver(void *arg)
 		}
 		if (o->inject == INJECT_CORRUPT && off == 0)
 			buf[r / 2] ^= 1;
-		for (i = 0; i < r; i++) {
-			if (buf[i] != pattern(off + i)) {
-				snprintf(st->failure, sizeof(st->failure),
-					 "byte %" PRIu64 " is 0x%02x, expected 0x%02x",
-					 off + i, buf[i], pattern(off + i));
-				goto out;
-			}
+		i = byte_pattern_check(buf, r, off, SALT);
+		if (i < r) {
+			snprintf(st->failure, sizeof(st->failure),
+				 "byte %" PRIu64 " is 0x%02x, expected 0x%02x",
+				 off + i, buf[i], byte_pattern(off + i, SALT));
+			goto out;
 		}
 		st->received = off + r;
 	}

@@ -47,12 +47,11 @@
 #include <linux/vm_sockets.h>
 #include <linux/vsockmon.h>
 
-#define IFNAME "vsockmon0"
+#include "byte_pattern.h"
 
-static uint8_t pattern(uint64_t off)
-{
-	return (uint8_t)(off ^ (off >> 8) ^ ((off >> 16) * 7) ^ 0x3c);
-}
+#define SALT 0x3c
+
+#define IFNAME "vsockmon0"
 
 /* RTM_NEWLINK kind "vsockmon"; EEXIST is fine. */
 static int create_vsockmon(void)
@@ -181,10 +180,10 @@ static void *capture(void *arg)
 			c->other_dir_rw++;
 			continue;
 		}
-		for (i = 0; i < len && !c->mismatch_at; i++)
-			if (frame[sizeof(*mh) + sizeof(*vh) + i] !=
-			    pattern(c->rw_bytes + i))
-				c->mismatch_at = c->rw_bytes + i + 1;
+		i = byte_pattern_check(frame + sizeof(*mh) + sizeof(*vh), len,
+				       c->rw_bytes, SALT);
+		if (i < len && !c->mismatch_at)
+			c->mismatch_at = c->rw_bytes + i + 1;
 		c->rw_pkts++;
 		c->rw_bytes += len;
 		if (len > c->max_rw)
@@ -217,13 +216,12 @@ static void *sender(void *arg)
 		goto out;
 	}
 	while (x->sent < x->bytes) {
-		size_t n = x->write_size, i;
+		size_t n = x->write_size;
 		ssize_t w;
 
 		if (n > x->bytes - x->sent)
 			n = x->bytes - x->sent;
-		for (i = 0; i < n; i++)
-			buf[i] = pattern(x->sent + i);
+		byte_pattern_fill(buf, n, x->sent, SALT);
 		w = send(fd, buf, n, MSG_NOSIGNAL);
 		if (w < 0) {
 			x->err = errno;
