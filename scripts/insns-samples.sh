@@ -13,6 +13,12 @@
 #   match.P  -> insn_per_byte_match
 #   traced.P -> insn_per_byte_traced (the same transfer as fixed.P under
 #               vsockbatch record: the difference is the tracer's cost)
+# and, for fixed.P, icount_warp_pct: the share of the window's guest time
+# that no vCPU executed (100 * (1 - instructions / guest ns), vb-recv's
+# accept-to-EOF time; shift=0: 1 ns per instruction).  With sleep=off the
+# clock warps over idle time, and a guest with a periodic tick then runs a
+# timer interrupt at every warp: counts of a window that waited (for the
+# host, say) include that idle-tick work.  Loopback windows are ~0 %.
 # Exit: 0; 1 a window is missing or empty; 2 bad usage or input.
 set -uo pipefail
 me=${0##*/}
@@ -39,6 +45,12 @@ while read -r id name p bytes rest; do
 	traced.*) metrics='[["insn_per_byte_traced", .total]]' ;;
 	*) echo "$me: $d/marks.tsv: unknown transfer '$name'" >&2; exit 2 ;;
 	esac
+	if [[ $name == fixed.* ]]; then
+		secs=$(grep '^{"tool":"vb-recv"' "$d/raw/$name.rx.out" 2>/dev/null | tail -n 1 |
+			sed -n 's/.*"seconds_from_accept":\([0-9.eE+-]*\).*/\1/p')
+		[ -n "$secs" ] && jq -c --argjson p "$p" --argjson s "$secs" \
+			'{payload: $p, metric: "icount_warp_pct", value: ([0, 100 * (1 - .total / ($s * 1e9))] | max)}' <<<"$j"
+	fi
 	jq -c --argjson p "$p" --argjson b "$bytes" \
 		"$metrics | .[] | select(.[1] != null) | {payload: \$p, metric: .[0], value: (.[1] / \$b)}" \
 		<<<"$j" || exit 2

@@ -107,6 +107,8 @@ for d in $(jq -r '.runs[].dir' "$m" 2>/dev/null); do
 				check "$d: sample $mt at $p, positive" \
 					jq -e -s --arg m "$mt" --argjson p "$p" '[.[] | select(.metric == $m and .payload == $p)] | length == 1 and all(.[]; .value > 0)' "$r/samples.jsonl"
 			done
+			check "$d: $p: idle share of guest time (icount_warp_pct) in 0..100" \
+				jq -e -s --argjson p "$p" '[.[] | select(.metric == "icount_warp_pct" and .payload == $p)] | length == 1 and all(.[]; .value >= 0 and .value <= 100)' "$r/samples.jsonl"
 			check "$d: $p: kernel part <= total, vCPUs sum to the total" \
 				jq -e -s --argjson p "$p" 'map(select(.payload == $p)) | (map(select(.metric == "insn_per_byte"))[0].value) as $t |
 					(map(select(.metric == "insn_kernel_per_byte"))[0].value) <= $t and
@@ -159,7 +161,7 @@ else
 			all(.comparisons[].rows[]; has("mde_pct"))' "$out/summary.json"
 	check "summary.json: tracer overhead measured per state and payload" \
 		jq -e '(.tracer_overhead | length) == 6 and all(.tracer_overhead[]; (.overhead_pct | type) == "number" and .n_runs == 1)' "$out/summary.json"
-	for h in "Clock: **icount**" "Guest instructions per received byte, all vCPUs" "The tracer's own cost (measured)" "MDE"; do
+	for h in "Clock: **icount**" "Guest instructions per received byte, all vCPUs" "The tracer's own cost (measured)" "MDE" "Idle share of guest time"; do
 		check "report.md: '$h'" grep -qF "$h" "$out/report.md"
 	done
 fi

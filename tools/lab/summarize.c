@@ -98,6 +98,8 @@ struct set {
 
 /* Power of the "smallest detectable change" column (stats_paired_mde_pct). */
 #define SUM_MDE_POWER	0.8
+/* icount: idle share of a transfer above which its counts are flagged. */
+#define SUM_WARP_MAX_PCT	50
 
 static void usage(FILE *f)
 {
@@ -878,6 +880,61 @@ static void md_comparison(FILE *f, const struct set *s, const struct comp *c,
 	md_order(f, s, c);
 }
 
+/*
+ * icount: how much of each transfer's guest time was warped idle time.
+ * Large shares mean the guest waited (host->guest: for the host) and,
+ * with a periodic tick, ran a timer interrupt at every warp: such counts
+ * include idle-tick work that depends on how long the host took.
+ */
+static void md_warp(FILE *f, const struct set *s)
+{
+	char pl[16];
+	unsigned int st, pi;
+	bool any = false, bad = false;
+	size_t i;
+
+	for (i = 0; i < s->nsamples; i++)
+		any |= s->samples[i].metric == SUM_M_WARP_PCT;
+	if (!any)
+		return;
+	fprintf(f, "\n## Idle share of guest time (icount)\n\n"
+		"Largest idle (warped) share of a fixed-64K transfer's guest time, per state\n"
+		"(100 * (1 - instructions / guest ns)).  A warp ends at the next timer\n"
+		"event; with the lab's periodic 250 Hz tick that is at most 4 ms, so each\n"
+		"4 ms of idle guest time costs every vCPU a timer interrupt.  Where the\n"
+		"guest idled for most of a transfer (> %d %%), those ticks are a large part\n"
+		"of its count and grow with how long the host took: such counts measure\n"
+		"the waiting, not the work.\n\n| payload |", SUM_WARP_MAX_PCT);
+	for (st = 0; st < s->nstates; st++)
+		fprintf(f, " %s |", s->state_names[st]);
+	fprintf(f, "\n|---|");
+	for (st = 0; st < s->nstates; st++)
+		fprintf(f, "---:|");
+	fputc('\n', f);
+	for (pi = 0; pi < s->npayloads; pi++) {
+		fprintf(f, "| %s |", sum_payload_label(s->payloads[pi], pl, sizeof(pl)));
+		for (st = 0; st < s->nstates; st++) {
+			double mx = -1;
+
+			for (i = 0; i < s->nsamples; i++)
+				if (s->samples[i].metric == SUM_M_WARP_PCT &&
+				    s->samples[i].state == st &&
+				    s->samples[i].payload == s->payloads[pi] &&
+				    s->samples[i].value > mx)
+					mx = s->samples[i].value;
+			if (mx < 0)
+				fprintf(f, " - |");
+			else
+				fprintf(f, " %.1f%% |", mx);
+			bad |= mx > SUM_WARP_MAX_PCT;
+		}
+		fputc('\n', f);
+	}
+	if (bad)
+		fprintf(f, "\n**Warning:** some transfers idled for more than %d %% of their guest time:\n"
+			"their instruction counts are not a measure of work.\n", SUM_WARP_MAX_PCT);
+}
+
 static void md_tracer_cost(FILE *f, const struct set *s)
 {
 	char pl[16];
@@ -1033,6 +1090,7 @@ static int write_report(const struct set *s, struct comp *comps, size_t ncomp,
 	for (i = 0; i < ncomp; i++)
 		md_comparison(f, s, &comps[i], i == 0);
 	md_tracer_cost(f, s);
+	md_warp(f, s);
 	md_where(f, s);
 	fprintf(f, "\n## Plots\n\n"
 		"- plots/tput-fixed.svg, plots/tput-match.svg: throughput vs payload per state, mean with %.0f%% t-interval of the runs\n"

@@ -45,6 +45,7 @@ enum sum_metric {
 	SUM_M_INSN_CPU1,	/* icount: on vCPU 1 (h2g: the RX worker's) */
 	SUM_M_INSN_MATCH,	/* icount: all vCPUs, recv() size = write size */
 	SUM_M_INSN_TRACED,	/* icount: all vCPUs, under vsockbatch record */
+	SUM_M_WARP_PCT,		/* icount: idle (warped) share of guest time, % */
 	SUM_M_NR
 };
 

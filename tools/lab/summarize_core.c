@@ -59,6 +59,8 @@ const struct sum_metric_info sum_metrics[SUM_M_NR] = {
 				"guest instructions per received byte, recv() size = write size, untraced (icount)", false },
 	[SUM_M_INSN_TRACED] = { "insn_per_byte_traced", "insns/byte",
 				"guest instructions per received byte under vsockbatch record (icount)", true },
+	[SUM_M_WARP_PCT] = { "icount_warp_pct", "%",
+				"idle (warped) share of the transfer's guest time (icount)", false },
 };
 
 int sum_metric_find(const char *name)
