@@ -239,8 +239,30 @@ summarize() { # summarize DIR: statistics, report, plots, headline
 	return $rc
 }
 
+# icount_samples RUN_DIR: the run's insn_* samples, made again from its
+# raw files (insns.tsv, marks.tsv, raw/*.rx.out) by scripts/insns-samples.sh:
+# the guest's own samples stay, earlier derived ones are replaced, so a
+# set re-summarized after insns-samples.sh changed gets the new metrics.
+icount_samples() {
+	local d=$1 tmp
+	[ -f "$d/marks.tsv" ] && [ -f "$d/samples.jsonl" ] || return 0
+	tmp=$(mktemp) || return 1
+	grep -v -e '"metric":"insn_' -e '"metric":"icount_' "$d/samples.jsonl" >"$tmp"
+	if "$VB_ROOT/scripts/insns-samples.sh" "$d" >>"$tmp"; then
+		mv "$tmp" "$d/samples.jsonl"
+	else
+		rm -f "$tmp"
+		return 1
+	fi
+}
+
 if [ -n "$RESUM" ]; then
 	[ -f "$RESUM/manifest.json" ] || { echo "${0##*/}: $RESUM/manifest.json not found" >&2; exit 2; }
+	if [ "$(jq -r '.experiment.clock // "wall"' "$RESUM/manifest.json")" = icount ]; then
+		for d in $(jq -r '.runs[] | select(.status == 0) | .dir' "$RESUM/manifest.json"); do
+			icount_samples "$RESUM/$d" || echo "${0##*/}: $RESUM/$d: instruction samples failed" >&2
+		done
+	fi
 	summarize "$RESUM"
 	exit $?
 fi
@@ -421,8 +443,7 @@ for ((r = 0; r < PAIRS; r++)); do
 		rc=$?
 		# icount: the instruction windows join the samples.
 		if [ "$CLOCK" = icount ] && [ -f "$OUT/$dir/marks.tsv" ]; then
-			"$VB_ROOT/scripts/insns-samples.sh" "$OUT/$dir" >>"$OUT/$dir/samples.jsonl" \
-				2>>"$OUT/$dir.err" || { [ $rc -ne 0 ] || rc=1; }
+			icount_samples "$OUT/$dir" 2>>"$OUT/$dir.err" || { [ $rc -ne 0 ] || rc=1; }
 		fi
 		# h2g: the host's RTT samples join the guest's.
 		[ -f "$OUT/$dir/host-samples.jsonl" ] &&
