@@ -2029,42 +2029,70 @@ static void test_split_descriptors(void **state)
 }
 
 /*
- * Out of fds: the back-end's fd limit is lowered to what it has open plus
- * two.  Further host clients are accepted with the spare fd and closed at
+ * Out of fds: the back-end's fd limit is lowered so that two fds are left.  Further host clients are accepted with the spare fd and closed at
  * once (EOF), the listener does not spin the loop, and once fds are free
  * again clients get through.
  */
+/*
+ * The fd limit that leaves the back-end @n fds: a new fd takes the lowest
+ * free number and RLIMIT_NOFILE bounds the numbers, so one past its n-th
+ * free number.
+ */
+static int backend_limit_for(int n)
+{
+	static char open_fd[4096];
+	char cmd[64], buf[64];
+	FILE *f;
+	int i;
+
+	memset(open_fd, 0, sizeof(open_fd));
+	snprintf(cmd, sizeof(cmd), "/bin/ls /proc/%d/fd", (int)F.pid);
+	f = popen(cmd, "r");
+	assert_non_null(f);
+	while (fgets(buf, sizeof(buf), f))
+		if (atoi(buf) >= 0 && atoi(buf) < (int)sizeof(open_fd))
+			open_fd[atoi(buf)] = 1;
+	pclose(f);
+	for (i = 0; i < (int)sizeof(open_fd); i++)
+		if (!open_fd[i] && --n == 0)
+			return i + 1;
+	fail_msg("no free fd numbers");
+	return -1;
+}
+
 static void test_emfile(void **state)
 {
 	struct rlimit rl;
-	int fds[6], i, k, n, ended = 0, fd;
+	int fds[6], i, k, free_fds, ended = 0, fd, NCL;
 	long cpu0;
 
 	(void)state;
-	n = backend_fds();
-	rl.rlim_cur = n + 2;
+	/* Two fds left: a third client finds the table full. */
+	free_fds = 2;
+	NCL = free_fds + 4;
+	rl.rlim_cur = backend_limit_for(free_fds);
 	rl.rlim_max = 4096;
 	assert_int_equal(prlimit(F.pid, RLIMIT_NOFILE, &rl, NULL), 0);
-	for (i = 0; i < 6; i++)
+	for (i = 0; i < NCL; i++)
 		fds[i] = connect_unix(F.uds);
-	/* Two may be kept (two fds were free); the other four are closed. */
-	for (k = 0; k < 200 && ended < 4; k++) {
+	/* As many are kept as fds were free; the others are closed at once. */
+	for (k = 0; k < 200 && ended < NCL - free_fds; k++) {
 		usleep(10000);
-		for (i = 0, ended = 0; i < 6; i++) {
+		for (i = 0, ended = 0; i < NCL; i++) {
 			struct pollfd p = { .fd = fds[i], .events = POLLIN };
 
 			ended += poll(&p, 1, 0) == 1;
 		}
 	}
-	if (ended < 4)
-		fail_msg("%d of 6 clients closed with 2 fds left", ended);
+	if (ended < NCL - free_fds)
+		fail_msg("%d of %d clients closed with %d fds free", ended, NCL, free_fds);
 	/* Still out of fds, nothing to do: no spinning. */
 	cpu0 = backend_cpu_ms();
 	usleep(500000);
 	if (backend_cpu_ms() - cpu0 > 150)
 		fail_msg("the back-end spun: %ld ms of CPU in 500 ms", backend_cpu_ms() - cpu0);
 	assert_true(backend_log_has("Too many open files: connection refused"));
-	for (i = 0; i < 6; i++)
+	for (i = 0; i < NCL; i++)
 		close(fds[i]);
 	usleep(100000);
 	rl.rlim_cur = 1024;
