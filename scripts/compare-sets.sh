@@ -9,7 +9,8 @@
 # ping-pong RTT mean, CPU cost per byte) one table: payload | each set's
 # change [95% CI], n pairs, MDE and verdict | the cover letter's.  The
 # verdict of a cell against the cover letter's row: "not resolved" when
-# the CI includes 0 (the MDE says what it can still rule out);
+# the CI includes 0 (the MDE says what it can still rule out; "excludes the
+# cover letter's value" when the CI nevertheless lies clear of it);
 # "confirmed" when the cover letter's value lies inside the CI;
 # "contradicted: smaller" / "larger" when the CI excludes it on the same
 # side of 0; "contradicted: opposite sign"; "resolved" when the cover
@@ -57,7 +58,10 @@ def cell: if . == null or .change_pct == null then "-"
 def sgn: if . > 0 then 1 elif . < 0 then -1 else 0 end;
 def verdict($ref): if . == null or .change_pct == null then ""
 	elif .ci_low_pct == null or .ci_high_pct == null then " - no CI"
-	elif .ci_low_pct <= 0 and .ci_high_pct >= 0 then " - **not resolved**"
+	elif .ci_low_pct <= 0 and .ci_high_pct >= 0 then " - **not resolved**" +
+		(if $ref != null and $ref.change_pct != null and
+		    ($ref.change_pct < .ci_low_pct or $ref.change_pct > .ci_high_pct)
+		 then ", excludes the cover letter value" else "" end)
 	elif $ref == null or $ref.change_pct == null then " - resolved"
 	elif ($ref.change_pct | sgn) != (.change_pct | sgn) then " - **contradicted: opposite sign**"
 	elif $ref.change_pct >= .ci_low_pct and $ref.change_pct <= .ci_high_pct then " - confirmed"
