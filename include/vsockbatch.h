@@ -7,6 +7,14 @@
  * <linux/types.h>.  Counters and histograms are declared once as X-macro
  * lists so the BPF maps, the in-memory results model and the JSON field
  * names can never drift apart.
+ *
+ * Where each figure is counted (so that every event is counted once):
+ *   - per packet (the recv_pkt tracepoint): VB_CPU_COUNTERS, in the per-CPU
+ *     `stats` array only;
+ *   - per lock window / kernel run: VB_FLOW_COUNTERS, in the per-flow
+ *     per-CPU `flows` hash only (or, when it is full, in the `other flows`
+ *     part of `stats`); user space sums the flows into the totals;
+ *   - histograms: in `stats` only (per CPU, summed in user space).
  */
 #ifndef VSOCKBATCH_H
 #define VSOCKBATCH_H
@@ -24,110 +32,134 @@
 #define VB_CREDIT_STALL_BYTES	4096
 
 /*
- * log2 histograms, bcc style (__u32 slots), but slot 0 holds only the
- * value 0 so "no data-ready call in this batch" and "one call" differ:
- *   slot 0 = 0, slot i (i >= 1) = [2^(i-1), 2^i - 1], last slot open-ended.
- * 32 slots reach 2^30 ns (~1 s) for times, more than any batch needs.
+ * Two histogram schemes:
+ *  log2z (times, byte sizes): slot 0 holds only 0, slot i (i >= 1) holds
+ *   [2^(i-1), 2^i - 1], the last slot is open-ended.  32 slots reach 2^30
+ *   (~1 s in ns).  A value is known only to lie in its slot: consumers
+ *   print slot ranges, never a finer value.
+ *  linear (packet counts per batch): slot i holds exactly the value i,
+ *   the last slot holds every value >= VB_LIN_SLOTS - 1; the exact
+ *   maximum is kept beside it (a *_MAX counter).
  */
 #define VB_MAX_SLOTS		32
+#define VB_LIN_SLOTS		128
 struct vb_hist {
 	__u32 slots[VB_MAX_SLOTS];
 };
+struct vb_lhist {
+	__u32 slots[VB_LIN_SLOTS];
+};
 
-/* X(ID, "json_name", "what it counts") */
-#define VB_COUNTERS(X)							\
-	X(PKTS,		"pkts",		"packets seen by the recv_pkt tracepoint") \
-	X(BYTES,	"bytes",	"payload bytes of those packets")	\
-	X(RW_PKTS,	"rw_pkts",	"OP_RW (data) packets")		\
-	X(CTRL_PKTS,	"ctrl_pkts",	"non-RW packets (credit, shutdown, ...)") \
-	X(BATCHES,	"batches",	"lock windows with >= 1 RW packet")	\
-	X(BATCH_PKTS,	"batch_pkts",	"packets inside those windows")	\
-	X(BATCH_BYTES,	"batch_bytes",	"bytes inside those windows")	\
-	X(CTRL_WINDOWS,	"ctrl_windows",	"lock windows with control packets only") \
-	X(EMPTY_WINDOWS, "empty_windows", "worker lock windows with no packet seen") \
-	X(UNLOCKED_PKTS, "unlocked_pkts", "packets that opened no window (no socket)") \
-	X(LOCK_ACQ,	"lock_acq",	"worker lock_sock acquisitions (AF_VSOCK)") \
-	X(NESTED_LOCKS,	"nested_locks",	"locks taken while a window was open") \
-	X(LOOKUPS,	"lookups",	"vsock_find_connected_socket calls in workers") \
-	X(HOLD_NS,	"hold_ns",	"lock hold time summed over batches") \
-	X(DR_INSIDE,	"dr_inside",	"data-ready calls while the worker held the lock") \
-	X(DR_AFTER,	"dr_after",	"data-ready calls after the window closed") \
-	X(DR_OTHER,	"dr_other",	"data-ready calls in a worker, no matching window") \
-	X(DR_OUTSIDE,	"dr_outside",	"data-ready calls outside RX workers")	\
-	X(DR_LAT_NS,	"dr_lat_ns",	"last enqueue -> data-ready, summed")	\
-	X(WS_BATCH,	"ws_batch",	"write-space calls on the batch's socket") \
-	X(WS_OTHER,	"ws_other",	"write-space calls on other sockets in workers") \
-	X(USER_WAITS,	"user_waits",	"user threads waiting for a socket lock") \
-	X(USER_WAIT_NS,	"user_wait_ns",	"their summed wait time")		\
-	X(WORKER_CALLS,	"worker_calls",	"RX worker invocations")		\
-	X(WORKER_NS,	"worker_ns",	"time inside RX worker functions")	\
-	X(KB_RUNS,	"kb_runs",	"rx_batch tracepoint events (patched)")	\
-	X(KB_PKTS,	"kb_pkts",	"packets reported by rx_batch")		\
-	X(KB_BYTES,	"kb_bytes",	"bytes reported by rx_batch")		\
-	X(KB_HOLD_NS,	"kb_hold_ns",	"hold_ns reported by rx_batch")		\
-	X(KB_WRITE_SPACE, "kb_write_space", "rx_batch runs with write_space set") \
-	X(KB_DATA_READY, "kb_data_ready", "rx_batch runs with data_ready set") \
-	X(KB_R_QUEUE,	"kb_end_queue",	"runs ended: end of input")		\
-	X(KB_R_FLOW,	"kb_end_flow",	"runs ended: other flow")		\
-	X(KB_R_STATE,	"kb_end_state",	"runs ended: socket state")		\
-	X(KB_R_PKTS,	"kb_end_pkts",	"runs ended: packet bound")		\
-	X(KB_R_BYTES,	"kb_end_bytes",	"runs ended: byte bound")		\
-	X(KB_R_RESCHED,	"kb_end_resched", "runs ended: need_resched")		\
-	X(KB_R_RXQ,	"kb_end_rxq",	"runs ended: rx queue budget")		\
-	X(KB_R_OP,	"kb_end_op",	"runs ended: non-RW packet")		\
-	X(KB_R_OTHER,	"kb_end_other",	"runs ended: unknown reason code")	\
-	X(MAP_FULL,	"map_full",	"events lost because a map was full") \
+/*
+ * X(ID, "json_name", KIND, "what it counts"); KIND is SUM (added over CPUs
+ * and flows) or MAX (the largest over CPUs and flows).
+ *
+ * Per window (full mode) or per kernel run (rx_batch event): per flow.
+ */
+#define VB_FLOW_COUNTERS(X)						\
+	X(BATCHES,	"batches",	SUM, "lock windows with >= 1 data packet") \
+	X(BATCH_PKTS,	"batch_pkts",	SUM, "packets inside those windows")	\
+	X(BATCH_BYTES,	"batch_bytes",	SUM, "bytes inside those windows")	\
+	X(BATCH_MAX,	"batch_max",	MAX, "most packets in one window")	\
+	X(CTRL_WINDOWS,	"ctrl_windows",	SUM, "windows with control packets only (full mode)") \
+	X(WINDOW_NS,	"window_ns",	SUM, "first packet event -> window end, summed (full mode)") \
+	X(DR_INSIDE,	"dr_inside",	SUM, "data-ready decisions under the lock (full mode)") \
+	X(DR_AFTER,	"dr_after",	SUM, "data-ready calls deferred past the unlock") \
+	X(DR_LAT_NS,	"dr_lat_ns",	SUM, "first enqueue -> data-ready, summed (full mode)") \
+	X(DR_LAT_N,	"dr_lat_n",	SUM, "data-ready latencies measured (full mode)") \
+	X(KB_HOLD_NS,	"kb_hold_ns",	SUM, "rx_batch: hold_ns summed")	\
+	X(KB_WRITE_SPACE, "kb_write_space", SUM, "rx_batch: runs with write_space set") \
+	X(KB_R_QUEUE,	"kb_end_queue",	SUM, "runs ended: end of input")	\
+	X(KB_R_FLOW,	"kb_end_flow",	SUM, "runs ended: other flow")		\
+	X(KB_R_STATE,	"kb_end_state",	SUM, "runs ended: socket state")	\
+	X(KB_R_PKTS,	"kb_end_pkts",	SUM, "runs ended: packet bound")	\
+	X(KB_R_BYTES,	"kb_end_bytes",	SUM, "runs ended: byte bound")		\
+	X(KB_R_RESCHED,	"kb_end_resched", SUM, "runs ended: need_resched")	\
+	X(KB_R_RXQ,	"kb_end_rxq",	SUM, "runs ended: rx queue budget")	\
+	X(KB_R_OP,	"kb_end_op",	SUM, "runs ended: non-RW packet")	\
+	X(KB_R_OTHER,	"kb_end_other",	SUM, "runs ended: unknown reason code")
+
+/* Per packet and per event that has no flow: per CPU. */
+#define VB_CPU_COUNTERS(X)						\
+	X(PKTS,		"pkts",		SUM, "packets seen by the recv_pkt tracepoint") \
+	X(BYTES,	"bytes",	SUM, "payload bytes of those packets")	\
+	X(RW_PKTS,	"rw_pkts",	SUM, "OP_RW (data) packets")		\
+	X(CTRL_PKTS,	"ctrl_pkts",	SUM, "non-RW packets (credit, shutdown, ...)") \
+	X(USER_WAITS,	"user_waits",	SUM, "waits for a vsock socket lock (full mode)") \
+	X(USER_WAIT_NS,	"user_wait_ns",	SUM, "their summed wait time")		\
+	X(WORKER_CALLS,	"worker_calls",	SUM, "RX worker invocations (full mode)") \
+	X(WORKER_NS,	"worker_ns",	SUM, "time inside RX worker functions (full mode)") \
+	X(STALE,	"stale_windows", SUM, "window state dropped without an end event (full mode)") \
+	X(MAP_FULL,	"map_full",	SUM, "events whose flow did not fit the flow map (counted under 'other flows')") \
 	VB_COUNTERS_ADVISE(X)
 
 /*
- * Counters for `vsockbatch advise` (issue 13), newer than the first
- * results files: a file without them loads with zeros, and the hooks
- * list or RXQ_WINDOWS == 0 tells the rules they were not measured.
+ * Counters for `vsockbatch advise` (issue 13): per CPU.  A version-1 file
+ * lacks them (loaded as 0); the hooks list or RXQ_WINDOWS == 0 tells the
+ * rules they were not measured.
  */
 #define VB_COUNTERS_ADVISE(X)						\
-	X(RECV_CALLS,	"recv_calls",	"user recv() calls on AF_VSOCK (returned >= 0)") \
-	X(RECV_BYTES,	"recv_bytes",	"bytes those recv() calls returned")	\
-	X(CREDIT_RX,	"credit_rx",	"CREDIT_UPDATE packets received")	\
-	X(RST_RX,	"rst_rx",	"RST packets received")			\
-	X(ENOBUFS,	"enobufs_resets", "sockets reset with ENOBUFS (RX queue over budget)") \
-	X(RXQ_WINDOWS,	"rxq_windows",	"worker windows whose RX queue state was read") \
-	X(RXQ_AT_BUDGET, "rxq_at_budget", "windows closed with the skb queue at its budget") \
-	X(CREDIT_STALLS, "credit_stalls", "windows that left the peer < 4 KiB of credit") \
-	X(CREDIT_WAIT_NS, "credit_wait_ns", "credit stall -> that socket's next packet, summed")
+	X(RECV_CALLS,	"recv_calls",	SUM, "user recv() calls on AF_VSOCK (returned >= 0)") \
+	X(RECV_BYTES,	"recv_bytes",	SUM, "bytes those recv() calls returned") \
+	X(CREDIT_RX,	"credit_rx",	SUM, "CREDIT_UPDATE packets received")	\
+	X(RST_RX,	"rst_rx",	SUM, "RST packets received")		\
+	X(ENOBUFS,	"enobufs_resets", SUM, "sockets reset with ENOBUFS (RX queue over budget)") \
+	X(RXQ_WINDOWS,	"rxq_windows",	SUM, "worker windows whose RX queue state was read") \
+	X(RXQ_AT_BUDGET, "rxq_at_budget", SUM, "windows closed with the skb queue at its budget") \
+	X(CREDIT_STALLS, "credit_stalls", SUM, "windows that left the peer < 4 KiB of credit") \
+	X(CREDIT_WAIT_NS, "credit_wait_ns", SUM, "credit stall -> that socket's next packet, summed")
 
-/* The first counter a results file may lack (see VB_COUNTERS_ADVISE). */
-#define VB_C_FIRST_OPTIONAL	VB_C_RECV_CALLS
+#define VB_COUNTERS(X) VB_FLOW_COUNTERS(X) VB_CPU_COUNTERS(X)
 
-#define VB_HISTS(X)							\
-	X(HOLD_NS,	"hold_ns",	"ns",		"lock hold time per batch") \
-	X(BATCH_PKTS,	"batch_pkts",	"pkts",		"packets per batch")	\
-	X(BATCH_BYTES,	"batch_bytes",	"bytes",	"bytes per batch")	\
-	X(DR_PER_BATCH,	"dr_per_batch",	"calls",	"data-ready calls per batch") \
-	X(WS_PER_BATCH,	"ws_per_batch",	"calls",	"write-space calls per batch") \
-	X(LOOKUPS_PER_BATCH, "lookups_per_batch", "calls", "lookups per batch") \
-	X(DR_LAT_NS,	"dr_lat_ns",	"ns",		"last enqueue -> data-ready") \
-	X(USER_WAIT_NS,	"user_wait_ns",	"ns",		"user wait behind the worker") \
-	X(KB_PKTS,	"kb_pkts",	"pkts",		"rx_batch: packets per run") \
-	X(KB_HOLD_NS,	"kb_hold_ns",	"ns",		"rx_batch: hold time per run") \
-	X(RECV_SIZE,	"recv_size",	"bytes",	"bytes returned per recv()") \
-	X(RXQ_FILL,	"rxq_fill",	"%",		"RX queue bytes / buf_alloc at window close")
+/* X(ID, "json_name", "unit", "description"): log2z histograms */
+#define VB_LOG2_HISTS(X)						\
+	X(WINDOW_NS,	"window_ns",	"ns",	"window time per batch (full mode)") \
+	X(BATCH_BYTES,	"batch_bytes",	"bytes", "bytes per batch")		\
+	X(DR_LAT_NS,	"dr_lat_ns",	"ns",	"first enqueue -> data-ready (full mode)") \
+	X(USER_WAIT_NS,	"user_wait_ns",	"ns",	"socket lock wait behind the worker (full mode)") \
+	X(KB_HOLD_NS,	"kb_hold_ns",	"ns",	"rx_batch: lock hold per run") \
+	X(RECV_SIZE,	"recv_size",	"bytes", "bytes returned per recv()")	\
+	X(RXQ_FILL,	"rxq_fill",	"%",	"RX queue bytes / buf_alloc at window close")
 
-/* The first histogram a results file may lack. */
-#define VB_H_FIRST_OPTIONAL	VB_H_RECV_SIZE
+/* linear histograms */
+#define VB_LIN_HISTS(X)							\
+	X(BATCH_PKTS,	"batch_pkts",	"pkts",	"packets per batch")
 
 enum vb_counter {
-#define VB_X(id, name, desc) VB_C_##id,
+#define VB_X(id, name, kind, desc) VB_C_##id,
 	VB_COUNTERS(VB_X)
 #undef VB_X
 	VB_C_NR
 };
 
+/* The flow counters come first: vb_flow_stats.cnt[i] is counter i. */
+enum {
+#define VB_X(id, name, kind, desc) VB_FC_##id,
+	VB_FLOW_COUNTERS(VB_X)
+#undef VB_X
+	VB_FC_NR
+};
+
+/* log2z histograms first, then the linear ones */
 enum vb_hist_id {
 #define VB_X(id, name, unit, desc) VB_H_##id,
-	VB_HISTS(VB_X)
+	VB_LOG2_HISTS(VB_X)
+	VB_LIN_HISTS(VB_X)
 #undef VB_X
 	VB_H_NR
 };
+
+enum {
+#define VB_X(id, name, unit, desc) VB_HL_##id,
+	VB_LOG2_HISTS(VB_X)
+#undef VB_X
+	VB_H_LOG2_NR
+};
+#define VB_H_LIN_NR	(VB_H_NR - VB_H_LOG2_NR)
+
+/* What a version-1 file may lack (results.c reads it as 0). */
+#define VB_C_FIRST_OPTIONAL	VB_C_RECV_CALLS
+#define VB_H_FIRST_OPTIONAL	VB_H_RECV_SIZE
 
 /*
  * rx_batch tracepoint end reasons: enum virtio_vsock_rx_batch_end of the
@@ -136,10 +168,20 @@ enum vb_hist_id {
  */
 #define VB_KB_REASON_NR		8
 
-/* One aggregate: totals (per-CPU map, summed) and one per flow. */
+/* Per flow, per CPU: window counters only (VB_FC_NR x 8 bytes). */
+struct vb_flow_stats {
+	__u64 cnt[VB_FC_NR];
+};
+
+/*
+ * The per-CPU `stats` slot.  cnt[0 .. VB_FC_NR) holds the windows of
+ * flows that did not fit the flow map ("other flows"), the rest the
+ * per-CPU counters.
+ */
 struct vb_stats {
 	__u64 cnt[VB_C_NR];
-	struct vb_hist hist[VB_H_NR];
+	struct vb_hist hist[VB_H_LOG2_NR];
+	struct vb_lhist lhist[VB_H_LIN_NR];
 };
 
 /* Flow = packet source -> destination as the recv_pkt tracepoint sees it. */
@@ -151,6 +193,5 @@ struct vb_flow_key {
 };
 
 #define VB_MAX_FLOWS		256
-#define VB_MAX_TASKS		1024
 
 #endif /* VSOCKBATCH_H */

@@ -45,6 +45,12 @@ enum bpf_map_type {
 	BPF_MAP_TYPE_ARRAY = 2,
 	BPF_MAP_TYPE_PERCPU_HASH = 5,
 	BPF_MAP_TYPE_PERCPU_ARRAY = 6,
+	BPF_MAP_TYPE_TASK_STORAGE = 29,
+};
+
+enum {
+	BPF_F_NO_PREALLOC = 1,			/* map_flags */
+	BPF_LOCAL_STORAGE_GET_F_CREATE = 1,	/* bpf_task_storage_get() */
 };
 
 enum {
@@ -55,6 +61,11 @@ enum {
 
 /* ---- kernel structures (CO-RE: names and kinds only) ---------------- */
 
+/* Only ever a pointer (bpf_get_current_task_btf, task storage): no fields. */
+struct task_struct {
+	int pid;
+} __attribute__((preserve_access_index));
+
 struct sock_common {
 	unsigned short skc_family;
 } __attribute__((preserve_access_index));
@@ -64,22 +75,15 @@ struct sock {
 	int sk_err;
 } __attribute__((preserve_access_index));
 
-struct sockaddr_vm {
-	unsigned int svm_port;
-	unsigned int svm_cid;
-} __attribute__((preserve_access_index));
-
 /* include/net/af_vsock.h: `struct sock sk` is the first member. */
 struct vsock_sock {
 	struct sock sk;
-	struct sockaddr_vm local_addr;
-	struct sockaddr_vm remote_addr;
 	void *trans;		/* struct virtio_vsock_sock on virtio */
 } __attribute__((preserve_access_index));
 
 /*
  * include/linux/virtio_vsock.h: the RX side's credit and queue state,
- * read at the close of a worker's lock window (advise's queue and credit
+ * read under the socket lock in full mode (advise's queue and credit
  * rules).  fwd_cnt .. buf_alloc have been four consecutive u32 since the
  * credit code was written; the program checks that at load (CO-RE field
  * offsets) and reads them in one go.
@@ -140,11 +144,12 @@ struct trace_event_raw_virtio_transport_recv_pkt {
 /*
  * The patched series' run event (one per flushed run).  Only the fields
  * named here are read; integer sizes may differ in the kernel (libbpf
- * adjusts the load width), and `skaddr` is deliberately not read so its
- * declared type (pointer or integer) does not matter.
+ * adjusts the load width); `skaddr` is the socket (full mode reads its
+ * RX queue state through it).
  */
 struct trace_event_raw_virtio_transport_rx_batch {
 	struct trace_entry ent;
+	const void *skaddr;
 	__u32 src_cid;
 	__u32 src_port;
 	__u32 dst_cid;

@@ -124,7 +124,7 @@ jq '.flows += [range(40) as $i | .flows[0] | .src_port = (3846758400 - $i) | .ds
 start 80 24 "$many" >/dev/null
 titles() { awk '/^SRC / { print; exit }' "$tmp/screen"; }
 check "80x24: the frame draws" wait_for "flows 1-"
-for c in SRC DST PKTS/s MB/s PKT/B HOLDp50 HOLDp99 DR/B %DEF; do
+for c in SRC DST PKTS/s MB/s PKT/B MAXB HOLD DR/B %DEF; do
 	check "80x24: column $c visible" sh -c "awk '/^SRC / { print; exit }' $tmp/screen | tr ' ' '\n' | grep -qxF -- '$c'"
 done
 check "80x24: BATCH/s left out, and the frame says so" \

@@ -1,23 +1,23 @@
 #!/bin/sh
-# tracer.sh [check|overhead ROUNDS]: the vsockbatch tracer in a lab guest.
+# tracer.sh: the vsockbatch tracer in a lab guest, both modes.
 #
-# check (default): vsock_perf at 64 B over loopback (CID 1) under
-#   `vsockbatch record`, then asserts on `vsockbatch report --json`:
-#   baseline kernel: every batch is 1 packet, data-ready runs inside the
-#     lock (0% deferred), about one lookup per packet;
-#   batched kernel: mean batch > 1, data-ready runs after the unlock,
-#     lookups per packet < 1, the rx_batch tracepoint was seen.
+# vsock_perf at 64 B over loopback (CID 1) under `vsockbatch record`, then
+# asserts on `vsockbatch report --json`:
+#   baseline kernel (full mode only; light is refused with a reason):
+#     every batch is 1 packet (exact max 1), data-ready runs under the
+#     lock (0% deferred), one lookup+lock per packet;
+#   batched kernel: the same transfer traced by a light-mode and a
+#     full-mode tracer at once (one record runs the other), so both see
+#     the same packets: they must agree exactly on packets, bytes, batches
+#     and packets in batches; mean batch > 1 and max <= 64 (the series'
+#     cap), data-ready deferred past the unlock, lookups per packet < 1.
 #   The kernel mode comes from `vsockbatch probe` and must match $EXPECT
 #   when set (baseline|batched).  Also exercises `top -b`/`--json` live,
 #   report, and the error paths that need a real kernel.
-# overhead ROUNDS: ROUNDS pairs of the same 64 B transfer without and
-#   with `vsockbatch record` (order alternates), receiver Gbit/s of each
-#   to $RESULTS/tracer-overhead.json.
 #
-# Writes $RESULTS/tracer.json (results file), tracer-report.{txt,json},
-# tracer-top.{txt,jsonl}, probe.txt.
+# Writes $RESULTS/tracer.json (results file; light.json too on batched
+# kernels), tracer-report.{txt,json}, tracer-top.{txt,jsonl}, probe.txt.
 out=${RESULTS:?}
-mode=${1:-check}
 port=1234
 fails=0
 
@@ -27,7 +27,7 @@ fail() { say "FAIL: $*"; fails=$((fails + 1)); }
 # metric FILE KEY: a top-level metric/total of report --json (4-space
 # indented "key": value lines; flows are indented deeper)
 metric() {
-	sed -n "s/^    \"$2\": \([^,]*\),\{0,1\}\$/\1/p" "$1" | head -n 1
+	sed -n "s/^    \"$2\": \([^,{][^,]*\),\{0,1\}\$/\1/p" "$1" | head -n 1
 }
 
 # check EXPR DESCRIPTION: awk-evaluated numeric assertion
@@ -59,57 +59,7 @@ sender() {
 	$TX --sender 1 --port "$port" --bytes "${BYTES:-1M}" --buf-size 64
 }
 
-if [ "$mode" = overhead ]; then
-	rounds=${2:-3}
-	: >"$out/tracer-overhead.json"
-	i=0
-	while [ $i -lt "$rounds" ]; do
-		for traced in $( [ $((i % 2)) -eq 0 ] && echo "0 1" || echo "1 0"); do
-			start_receiver "$out/ovh.rx"
-			if [ "$traced" = 1 ]; then
-				vsockbatch record --bpf-stats -o "$out/ovh-$i.json" -- \
-					$TX --sender 1 --port "$port" \
-					--bytes "${BYTES:-1M}" --buf-size 64 \
-					>"$out/ovh.tx" 2>&1 || fail "record round $i"
-			else
-				sender >"$out/ovh.tx" 2>&1 || fail "sender round $i"
-			fi
-			wait $rpid
-			rx=$(field "$out/ovh.rx" 'rx performance')
-			tx=$(field "$out/ovh.tx" 'tx performance')
-			printf '{"round":%d,"traced":%d,"rx_gbps":%s,"tx_gbps":%s}\n' \
-				"$i" "$traced" "${rx:-0}" "${tx:-0}" |
-				tee -a "$out/tracer-overhead.json"
-			port=$((port + 1))
-		done
-		i=$((i + 1))
-	done
-	# per round: traced/untraced receiver rate (busybox awk has no
-	# log/exp: the host takes the geometric mean); ratio of the means
-	awk -F'[:,}]' '{ v[$2 "," $4] = $6; s[$4] += $6; n[$4]++; if ($2 + 1 > r) r = $2 + 1 }
-		END {
-			for (i = 0; i < r; i++)
-				if (v[i ",0"] > 0)
-					printf "tracer: round %d traced/untraced %.3f\n", i, v[i ",1"] / v[i ",0"]
-			if (n[0] && n[1] && s[0] > 0)
-				printf "tracer: untraced mean %.6f Gbit/s, traced mean %.6f Gbit/s, ratio of means %.3f\n",
-					s[0]/n[0], s[1]/n[1], (s[1]/n[1]) / (s[0]/n[0])
-		}' "$out/tracer-overhead.json" | tee "$out/tracer-overhead.txt"
-	# the tracer's own time inside its programs, per packet (noise-free)
-	for f in "$out"/ovh-*.json; do
-		vsockbatch report --json "$f" >"$f.report" || fail "report $f"
-		rn=$(sed -n 's/^    "bpf_run_ns": \([0-9]*\).*/\1/p' "$f.report")
-		rc=$(sed -n 's/^    "bpf_run_cnt": \([0-9]*\).*/\1/p' "$f.report")
-		pk=$(metric "$f.report" pkts)
-		ms=$(sed -n 's/^    "recursion_misses": \([0-9]*\).*/\1/p' "$f.report")
-		awk "BEGIN { printf \"tracer: %s: %d BPF runs, %.0f ns in BPF per packet (%.1f runs/packet), recursion misses %d\\n\", \"${f##*/}\", $rc, $rn / $pk, $rc / $pk, $ms }" |
-			tee -a "$out/tracer-overhead.txt"
-	done
-	[ $fails -eq 0 ]
-	exit $?
-fi
-
-[ "$mode" = check ] || { echo "usage: tracer.sh [check|overhead ROUNDS]" >&2; exit 2; }
+[ $# -eq 0 ] || { echo "usage: tracer.sh" >&2; exit 2; }
 
 # --- what does this kernel offer? -----------------------------------------
 cs=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)
@@ -122,8 +72,8 @@ say "kernel mode: $kmode"
 if [ -n "${EXPECT:-}" ] && [ "$kmode" != "$EXPECT" ]; then
 	fail "kernel mode '$kmode', expected '$EXPECT'"
 fi
-grep -q 'vsock_loopback_work *use' "$out/probe.txt" ||
-	fail "vsock_loopback_work hook not in use (module BTF?)"
+grep -q 'vsock_loopback_work *\(use\|alt\)' "$out/probe.txt" ||
+	fail "vsock_loopback_work hook not available (module BTF?)"
 
 # --- usage errors need no kernel, but check their exit codes here too ---
 vsockbatch record >/dev/null 2>&1; rc=$?
@@ -136,11 +86,20 @@ check "$rc == 2" "report of a truncated file exits 2"
 grep -q truncated /tmp/err.txt || fail "truncated file: reason '$(cat /tmp/err.txt)'"
 
 # --- the traced 64 B transfer ---------------------------------------------
+# On a batched kernel a light-mode tracer runs inside the full-mode one:
+# both are attached before the sender starts and drain after it exits.
+labels="--label payload=64 --label receiver=$RX --label kernel=$kmode"
 start_receiver "$out/tracer.rx"
-vsockbatch record -o "$out/tracer.json" --label payload=64 \
-	--label receiver=$RX --label kernel="$kmode" -- \
-	$TX --sender 1 --port "$port" --bytes 1M --buf-size 64 \
-	>"$out/tracer.tx" 2>"$out/tracer.err"
+if [ "$kmode" = batched ]; then
+	vsockbatch record -m full -o "$out/tracer.json" $labels -- \
+		vsockbatch record -m light -o "$out/light.json" $labels -- \
+		$TX --sender 1 --port "$port" --bytes 1M --buf-size 64 \
+		>"$out/tracer.tx" 2>"$out/tracer.err"
+else
+	vsockbatch record -m full -o "$out/tracer.json" $labels -- \
+		$TX --sender 1 --port "$port" --bytes 1M --buf-size 64 \
+		>"$out/tracer.tx" 2>"$out/tracer.err"
+fi
 rc=$?
 cat "$out/tracer.err"
 check "$rc == 0" "record exit status"
@@ -165,46 +124,60 @@ j=$out/tracer-report.json
 
 pkts=$(metric "$j" pkts)
 rw=$(metric "$j" rw_pkts)
+bytes=$(metric "$j" batch_bytes)
 batches=$(metric "$j" batches)
 mean=$(metric "$j" mean_batch_pkts)
+max=$(metric "$j" batch_max)
 defer=$(metric "$j" pct_deferred)
 drin=$(metric "$j" dr_inside)
 drafter=$(metric "$j" dr_after)
 lookups=$(metric "$j" lookups_per_pkt)
-kbruns=$(metric "$j" kb_runs)
 mapfull=$(metric "$j" map_full)
-empty=$(metric "$j" empty_windows)
-holdp50=$(metric "$j" hold_p50_ns)
-say "pkts=$pkts rw=$rw batches=$batches mean=$mean deferred=$defer% dr_in=$drin dr_after=$drafter lookups/pkt=$lookups kb_runs=$kbruns hold_p50=$holdp50"
+window=$(metric "$j" window_mean_ns)
+say "pkts=$pkts rw=$rw batches=$batches mean=$mean max=$max deferred=$defer% dr_in=$drin dr_after=$drafter lookups/pkt=$lookups window=$window"
 
 # 1 MiB in 64 B sends = 16384 RW packets, all seen (record drains the
 # worker after the sender exits)
-bytes=$(metric "$j" batch_bytes)
 check "${rw:-0} >= 16384" "all 16384 data packets seen"
-check "${bytes:-0} >= 1048576" "all 1 MiB inside lock windows"
+check "${bytes:-0} >= 1048576" "all 1 MiB inside batches"
 check "${batches:-0} > 0" "batches recorded"
 check "${mapfull:-1} == 0" "no map overflow"
-check "${empty:-1} == 0" "every worker lock window had its packet"
-check "${holdp50:-0} > 0" "lock hold time measured"
+check "${window:-0} > 0" "window time measured"
+grep -q '"trace_mode": "full"' "$j" || fail "tracer.json is not full mode"
 misses=$(sed -n 's/^    "recursion_misses": \([0-9]*\).*/\1/p' "$j")
 check "${misses:-1} == 0" "no program run skipped by the kernel (recursion)"
 grep -q '"mode": "'"$kmode"'"' "$j" || fail "report mode differs from probe"
 
 case $kmode in
 baseline)
-	check "$mean == 1" "baseline: batch length is 1"
-	check "${drin:-0} > 0 && ${drafter:-1} == 0" "baseline: data-ready inside the lock only"
+	check "$mean == 1 && $max == 1" "baseline: batch length is 1 (mean and exact max)"
+	check "${drin:-0} > 0 && ${drafter:-1} == 0" "baseline: data-ready under the lock only"
 	check "$defer == 0" "baseline: 0% deferred"
-	check "$lookups >= 0.95" "baseline: about one lookup per packet"
+	check "$lookups == 1" "baseline: one lookup+lock per packet"
+	vsockbatch record -m light -o /tmp/light.json -d 1 2>/tmp/err.txt; rc=$?
+	check "$rc == 1" "baseline: record -m light refused"
+	grep -q "light mode needs the series' vsock:virtio_transport_rx_batch" /tmp/err.txt ||
+		fail "light refusal: reason '$(cat /tmp/err.txt)'"
+	[ -e /tmp/light.json ] && fail "light refusal wrote a file"
 	;;
 batched)
-	check "$mean > 1" "batched: mean batch length > 1"
+	check "$mean > 1 && $max <= 64" "batched: mean batch length > 1, max within the 64-packet cap"
 	# runs defer; a packet that cannot open a run (e.g. the socket is
 	# closing) takes the unbatched path and wakes under the lock
 	check "${drafter:-0} >= 0.9 * ${batches:-0}" "batched: data-ready after the unlock for the batches"
 	check "$defer >= 99" "batched: >= 99% of data-ready calls deferred"
 	check "$lookups < 1" "batched: lookups per packet < 1"
-	check "${kbruns:-0} > 0" "batched: rx_batch tracepoint events"
+	vsockbatch report --json "$out/light.json" >"$out/light-report.json" ||
+		fail "report --json light"
+	l=$out/light-report.json
+	grep -q '"trace_mode": "light"' "$l" || fail "light.json is not light mode"
+	nh=$(sed -n '/"hooks": \[/,/\]/p' "$out/light.json" | grep -c '"tp')
+	check "$nh == 2" "light mode: two tracepoint programs only"
+	for k in pkts bytes rw_pkts batches batch_pkts batch_bytes batch_max dr_after kb_end_queue kb_end_pkts; do
+		a=$(metric "$j" $k)
+		b=$(metric "$l" $k)
+		check "${a:-x} == ${b:-y}" "light and full agree on $k"
+	done
 	;;
 *)
 	fail "unknown kernel mode '$kmode'"
@@ -306,7 +279,7 @@ fi
 rm -f /tmp/iv.json /tmp/hup.json /tmp/int.json
 
 # --- a kernel without vsock: clear refusals --------------------------------
-if rmmod vsock_loopback vmw_vsock_virtio_transport 2>/dev/null; then
+if rmmod vsock_loopback vmw_vsock_virtio_transport vmw_vsock_virtio_transport_common 2>/dev/null; then
 	vsockbatch probe >/dev/null 2>/tmp/err.txt; rc=$?
 	check "$rc == 1" "probe without vsock modules exits 1"
 	grep -q "kernel without vsock" /tmp/err.txt || fail "probe: reason '$(cat /tmp/err.txt)'"

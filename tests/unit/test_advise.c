@@ -54,17 +54,16 @@ static void base(struct vb_results *r)
 	vb_results_init(r);
 	snprintf(r->kernel_release, sizeof(r->kernel_release), "6.12.117+");
 	r->mode = VB_MODE_BATCHED;
+	r->trace = VB_TRACE_FULL;
 	for (i = 0; i < sizeof(hooks) / sizeof(hooks[0]); i++)
 		vb_results_add_hook(r, hooks[i]);
 	r->duration_ns = 1000000000ULL;
 	c[VB_C_PKTS] = c[VB_C_RW_PKTS] = c[VB_C_BATCH_PKTS] = 16384;
 	c[VB_C_BYTES] = c[VB_C_BATCH_BYTES] = 64 * MIB;
-	c[VB_C_BATCHES] = c[VB_C_LOCK_ACQ] = c[VB_C_LOOKUPS] = 1024;
-	c[VB_C_KB_RUNS] = 1024;
-	c[VB_C_KB_PKTS] = 16384;
-	c[VB_C_KB_R_QUEUE] = 1024;
+	c[VB_C_BATCHES] = 1024;		/* the kernel's runs: */
+	c[VB_C_KB_R_QUEUE] = 1024;	/* every run ends once */
 	c[VB_C_DR_AFTER] = 1024;
-	c[VB_C_WS_BATCH] = 1024;
+	c[VB_C_KB_WRITE_SPACE] = 1024;
 	c[VB_C_USER_WAITS] = 64;
 	c[VB_C_WORKER_CALLS] = 100;
 	c[VB_C_WORKER_NS] = 900000000ULL;
@@ -75,7 +74,8 @@ static void base(struct vb_results *r)
 	r->flows = calloc(1, sizeof(*r->flows));
 	r->nflows = 1;
 	r->flows[0].key = k;
-	r->flows[0].agg = r->totals;
+	for (i = 0; i < VB_FC_NR; i++)	/* flows hold window counters */
+		r->flows[0].agg.cnt[i] = r->totals.cnt[i];
 
 	r->cpus = calloc(2, sizeof(*r->cpus));
 	r->ncpus = 2;
@@ -166,8 +166,7 @@ static void test_per_packet(void **state)
 
 	/* a baseline kernel, runs of 1: suggests the series too */
 	r.mode = VB_MODE_BASELINE;
-	set(&r, VB_C_KB_RUNS, 0);
-	set(&r, VB_C_KB_PKTS, 0);
+	set(&r, VB_C_KB_R_QUEUE, 0);
 	set(&r, VB_C_BATCHES, 16384);
 	assert_int_equal(run_rule(&r, VB_ADV_PER_PACKET, &a), VB_ADV_FIRES);
 	assert_near(evidence(&a, VB_ADV_PER_PACKET, "pkts_per_run"), 1, 1e-9);
@@ -251,7 +250,7 @@ static void test_rx_budget(void **state)
 
 	/* an old baseline recording: nothing to judge by */
 	r.hooks[8][0] = '-';
-	set(&r, VB_C_KB_RUNS, 0);
+	set(&r, VB_C_KB_R_QUEUE, 0);
 	set(&r, VB_C_RXQ_WINDOWS, 0);
 	assert_int_equal(run_rule(&r, VB_ADV_RX_BUDGET, &a), VB_ADV_NO_DATA);
 	vb_results_free(&r);

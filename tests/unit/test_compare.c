@@ -77,6 +77,7 @@ static char *materialize(const char *name)
 		fail();
 	}
 	vb_results_init(&r);
+	r.trace = VB_TRACE_FULL;
 	text = vb_results_dump_string(&r, 0);
 	assert_non_null(text);
 	doc = json_loads(text, 0, &jerr);
@@ -178,7 +179,7 @@ static void cap_free(struct captured *c)
 
 struct paths {
 	char *b[3], *p[3];
-	char *cpuclock, *payload4k, *nopayload, *badgbps, *v2;
+	char *cpuclock, *payload4k, *nopayload, *badgbps, *heavy, *v3;
 	char *cpuclock2;	/* another file with the same content */
 	char *b1copy;		/* a copy of base-1 (same start time) */
 	/* with labels: mode=h2g / mode=loopback, bytes=1M / bytes=2M */
@@ -216,8 +217,9 @@ static int setup(void **state)
 	P.p1loop = copy_of(P.p[0], "patched-1-loop.json", "mode", "loopback");
 	P.b2bytes = copy_of(P.b[1], "base-2-bytes.json", "bytes", "1048576");
 	P.p2bytes = copy_of(P.p[1], "patched-2-bytes.json", "bytes", "2097152");
-	/* version2.json is a complete (newer) file: used as is */
-	assert_true(asprintf(&P.v2, "%s/version2.json", fixdir) > 0);
+	P.heavy = materialize("base-heavy.json");
+	/* version3.json is a complete (newer) file: used as is */
+	assert_true(asprintf(&P.v3, "%s/version3.json", fixdir) > 0);
 	return 0;
 }
 
@@ -241,7 +243,8 @@ static int teardown(void **state)
 	free(P.payload4k);
 	free(P.nopayload);
 	free(P.badgbps);
-	free(P.v2);
+	free(P.heavy);
+	free(P.v3);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
 	return system(cmd) == 0 ? 0 : -1;
 }
@@ -328,10 +331,13 @@ static void test_ci_through_compare(void **state)
 	m = metric(root, "mean_batch_pkts");
 	assert_near(num(m, "base"), 1.0, 1e-12);
 	assert_near(num(m, "patched"), 5.0, 1e-12);
-	/* slot [512,1023] -> 512 + 0.5 * 511; slot [2048,4095] -> 2048 + 0.5 * 2047 */
-	m = metric(root, "hold_ns_p50");
-	assert_near(num(m, "base"), 767.5, 1e-9);
-	assert_near(num(m, "patched"), 3071.5, 1e-9);
+	/* what batching costs: reader wait 100 -> 300 us, enq->ready 600 ns -> 100 us */
+	m = metric(root, "user_wait_mean_ns");
+	assert_near(num(m, "change_pct"), 200.0, 1e-9);
+	assert_string_equal(json_string_value(json_object_get(m, "better")), "lower");
+	m = metric(root, "dr_lat_mean_ns");
+	assert_near(num(m, "base"), 600.0, 1e-9);
+	assert_near(num(m, "patched"), 100000.0, 1e-9);
 	/* data-ready per packet: 1.0 (inside) vs 0.2 (after) */
 	m = metric(root, "dr_per_pkt");
 	assert_near(num(m, "change_pct"), -80.0, 1e-9);
@@ -345,7 +351,7 @@ static void test_json_shape(void **state)
 		"format", "version", "pairs", "level", "noise_pct", "method",
 		"payload", "cost_unit", "base_files", "patched_files",
 		"bootstrap", "metrics", "histograms", "order", "headline",
-		"warnings",
+		"tracer", "warnings",
 	};
 	static const char *const mkeys[] = {
 		"name", "unit", "better", "base", "patched", "change_pct",
@@ -392,21 +398,33 @@ static void test_json_shape(void **state)
 	/* every metric the brief asks for is there */
 	metric(root, "pkts");
 	metric(root, "bytes");
-	metric(root, "locks_per_pkt");
+	metric(root, "lookups_per_pkt");
 	metric(root, "ws_per_pkt");
-	metric(root, "hold_ns_p99");
-	/* histogram shifts: batch length 1 -> 4 + 0.5 * 3, p99 4 + 0.99 * 3 */
+	metric(root, "window_mean_ns");
+	metric(root, "user_wait_mean_ns");
+	metric(root, "user_waits_per_mb");
+	metric(root, "dr_lat_mean_ns");
+	/* no row is a histogram percentile: those have no CI */
+	json_array_foreach(json_object_get(root, "metrics"), i, m)
+		assert_null(strstr(json_string_value(json_object_get(m, "name")), "_p5")),
+		assert_null(strstr(json_string_value(json_object_get(m, "name")), "_p9"));
+	/* histogram shifts: batch length exact (linear), times as slots */
 	h = json_array_get(json_object_get(root, "histograms"), 0);
 	assert_string_equal(json_string_value(json_object_get(h, "name")), "batch_pkts");
-	assert_near(num(h, "base_p50"), 1.0, 1e-12);
-	assert_near(num(h, "patched_p50"), 5.5, 1e-12);
-	assert_near(num(h, "patched_p99"), 6.97, 1e-12);
+	assert_string_equal(json_string_value(json_object_get(h, "scheme")), "linear");
+	assert_string_equal(json_string_value(json_object_get(h, "base_p50")), "1");
+	assert_string_equal(json_string_value(json_object_get(h, "patched_p50")), "5");
+	assert_string_equal(json_string_value(json_object_get(h, "patched_p99")), "5");
 	assert_int_equal(json_integer_value(json_object_get(h, "base_samples")), 3000);
 	h = json_array_get(json_object_get(root, "histograms"), 1);
-	assert_string_equal(json_string_value(json_object_get(h, "name")), "hold_ns");
-	assert_near(num(h, "base_p99"), 512 + 0.99 * 511, 1e-9);
-	/* kb_pkts is empty in every file: not listed */
+	assert_string_equal(json_string_value(json_object_get(h, "name")), "window_ns");
+	assert_string_equal(json_string_value(json_object_get(h, "base_p99")), "[512ns, 1.0us]");
+	/* the other histograms are empty in every file: not listed */
 	assert_int_equal(json_array_size(json_object_get(root, "histograms")), 2);
+	o = json_object_get(root, "tracer");
+	assert_string_equal(json_string_value(json_object_get(o, "base_mode")), "full");
+	assert_near(num(o, "base_overhead_pct"), 4.0, 1e-12);
+	assert_near(num(o, "tracer_shift_pct"), 100 * (1.045 / 1.04 - 1), 1e-9);
 	/* pair 2 ran patched first */
 	o = json_object_get(root, "order");
 	assert_int_equal(json_integer_value(json_object_get(o, "ab_pairs")), 2);
@@ -427,11 +445,36 @@ static void test_text_table(void **state)
 	assert_non_null(strstr(c.out, "+22.14%  [-4.73%, +56.58%]"));
 	assert_non_null(strstr(c.out, "cycles per byte"));
 	assert_non_null(strstr(c.out, "-10.59%  [-11.88%, -9.28%] better"));
-	/* one format per unit: packets per batch to 2 decimals */
-	assert_non_null(strstr(c.out, "batch length         p50 1.00 -> 5.50 pkts/batch"));
+	/* linear histograms exact, in the unit's format */
+	assert_non_null(strstr(c.out, "batch length         p50 1 -> 5 pkts/batch, p99 1 -> 5 pkts/batch"));
+	assert_non_null(strstr(c.out, "window time          p50 [512ns, 1.0us] -> [2.0us, 4.1us]"));
+	assert_non_null(strstr(c.out, "reader wait mean (ns)"));
+	assert_non_null(strstr(c.out, "enq->ready mean (ns)"));
+	assert_non_null(strstr(c.out, "tracer: baseline full mode, +4.00% insns/B; patched full mode, +4.50% insns/B"));
+	assert_null(strstr(c.out, "warning:"));
 	assert_non_null(strstr(c.out, "seed 0x76736f636b626174"));
 	assert_non_null(strstr(c.out, "throughput (Gbit/s) change: [-4.73% +22.14% +56.58%] (95% CI, n=3"));
 	assert_non_null(strstr(c.out, "No significant change"));
+	cap_free(&c);
+}
+
+/* A CPU-cost change the tracer's own cost difference could explain. */
+static void test_tracer_cost_warning(void **state)
+{
+	struct captured c;
+
+	(void)state;
+	/* baseline traced at +20 %, patched at +4.5 %: the tracer alone
+	 * moves the ratio by 1.045/1.2 - 1 = -12.9 %; cycles/B change -10.6 % */
+	c = run("--wide", P.heavy, P.p[0], NULL);
+	assert_int_equal(c.rc, 0);
+	if (!strstr(c.out, "lies within"))
+		print_error("%s\n", c.out);
+	assert_non_null(strstr(c.out, "its own share of a traced CPU-cost change: -12.92%"));
+	assert_non_null(strstr(c.out, "warning: cycles per byte: the change (-10.77%) lies within the tracer-cost difference of the two sides (-12.92%)"));
+	cap_free(&c);
+	/* an unmeasured overhead is said, too */
+	c = run(P.b[0], P.cpuclock, NULL);
 	cap_free(&c);
 }
 
@@ -481,7 +524,7 @@ static void test_refusals(void **state)
 		"has no payload label but");
 	refused(run(P.b[0], P.badgbps, NULL),
 		"label gbps=\"fast\" is not a positive number");
-	refused(run(P.b[0], P.v2, NULL), "unsupported results version 2");
+	refused(run(P.b[0], P.v3, NULL), "unsupported results version 3");
 	refused(run("-b", P.b[0], "-b", P.b[1], "-p", P.p[0], NULL),
 		"refused: 2 baseline files but 1 patched file");
 	/* mismatch inside a multi-pair run is still found */
@@ -667,6 +710,7 @@ int main(void)
 		cmocka_unit_test(test_json_shape),
 		cmocka_unit_test(test_text_table),
 		cmocka_unit_test(test_single_pair),
+		cmocka_unit_test(test_tracer_cost_warning),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_refused_pairings),
 		cmocka_unit_test(test_label_warnings),

@@ -94,32 +94,105 @@ static void test_bpf_slot_matches(void **state)
 
 static void test_percentiles(void **state)
 {
-	uint64_t h[N] = { 0 };
+	uint64_t h[N] = { 0 }, lin[128] = { 0 }, x = 88172645463325252ULL;
+	char buf[64];
+	int i, k, slot;
 
 	(void)state;
-	assert_true(isnan(vb_hist_percentile(h, N, 50)));
-	/* 100 values all in slot 4 = [8, 15]: p50 at rank 50 -> 8 + .5*7 */
+	assert_int_equal(vb_hist_pct_slot(h, N, 50), -1);
+	vb_hist_pct_str(buf, sizeof(buf), h, N, false, 50, 0, false);
+	assert_string_equal(buf, "-");
+	/* 100 values all in slot 4 = [8, 15]: every percentile is the slot */
 	h[4] = 100;
-	assert_near(vb_hist_percentile(h, N, 50), 11.5, 1e-9);
-	assert_near(vb_hist_percentile(h, N, 100), 15, 1e-9);
-	assert_near(vb_hist_percentile(h, N, 1), 8.07, 1e-9);
-	/* 90 zeros and 10 in [1024, 2047] */
+	assert_int_equal(vb_hist_pct_slot(h, N, 1), 4);
+	assert_int_equal(vb_hist_pct_slot(h, N, 100), 4);
+	vb_hist_pct_str(buf, sizeof(buf), h, N, false, 50, 0, false);
+	assert_string_equal(buf, "[8, 15]");
+	/* 90 zeros and 10 in [1024, 2047] ns: nearest rank */
 	memset(h, 0, sizeof(h));
 	h[0] = 90;
 	h[11] = 10;
-	assert_near(vb_hist_percentile(h, N, 50), 0, 1e-9);
-	assert_near(vb_hist_percentile(h, N, 90), 0, 1e-9);
-	/* rank 99 = 9th of 10 in slot 11: 1024 + 0.9 * 1023 */
-	assert_near(vb_hist_percentile(h, N, 99), 1024 + 0.9 * 1023, 1e-6);
-	/* single ones */
-	memset(h, 0, sizeof(h));
-	h[1] = 3;
-	assert_near(vb_hist_percentile(h, N, 50), 1, 1e-9);
-	assert_near(vb_hist_percentile(h, N, 99), 1, 1e-9);
+	assert_int_equal(vb_hist_pct_slot(h, N, 50), 0);
+	assert_int_equal(vb_hist_pct_slot(h, N, 90), 0);
+	assert_int_equal(vb_hist_pct_slot(h, N, 91), 11);
+	vb_hist_pct_str(buf, sizeof(buf), h, N, false, 99, 0, true);
+	assert_string_equal(buf, "[1.0us, 2.0us]");
+	vb_hist_pct_str(buf, sizeof(buf), h, N, false, 50, 0, true);
+	assert_string_equal(buf, "[0ns]");
+	h[N - 1] = 1000;	/* open last slot */
+	vb_hist_pct_str(buf, sizeof(buf), h, N, false, 99, 0, false);
+	assert_string_equal(buf, "[>=1073741824]");
 	/* bad p */
-	assert_true(isnan(vb_hist_percentile(h, N, 0)));
-	assert_true(isnan(vb_hist_percentile(h, N, 101)));
-	assert_int_equal(vb_hist_total(h, N), 3);
+	assert_int_equal(vb_hist_pct_slot(h, N, 0), -1);
+	assert_int_equal(vb_hist_pct_slot(h, N, 101), -1);
+
+	/*
+	 * Linear: the issue's h2g 64 B case, 991 of 1056 runs ended on the
+	 * 64-packet cap.  Interpolating log2 slots printed p50 93.43; the
+	 * exact histogram says 64, never more than the max.
+	 */
+	lin[64] = 991;
+	lin[1] = 40;
+	lin[30] = 25;
+	vb_hist_pct_str(buf, sizeof(buf), lin, 128, true, 50, 64, false);
+	assert_string_equal(buf, "64");
+	vb_hist_pct_str(buf, sizeof(buf), lin, 128, true, 99, 64, false);
+	assert_string_equal(buf, "64");
+	vb_hist_pct_str(buf, sizeof(buf), lin, 128, true, 3, 64, false);
+	assert_string_equal(buf, "1");
+	memset(lin, 0, sizeof(lin));
+	lin[127] = 5;		/* >= 127: open, the exact max beside it */
+	vb_hist_pct_str(buf, sizeof(buf), lin, 128, true, 50, 300, false);
+	assert_string_equal(buf, ">=127 (max 300)");
+
+	/* property: the percentile's slot always holds samples */
+	for (k = 0; k < 2000; k++) {
+		memset(h, 0, sizeof(h));
+		for (i = 0; i < 5; i++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			h[x % N] += x % 7;
+		}
+		for (i = 1; i <= 100; i += 7) {
+			slot = vb_hist_pct_slot(h, N, i);
+			if (vb_hist_total(h, N))
+				assert_true(slot >= 0 && h[slot] > 0);
+			else
+				assert_int_equal(slot, -1);
+		}
+	}
+}
+
+static void test_cpulist_online_check(void **state)
+{
+	uint32_t online[] = { 0, 1, 2, 4 }, want[] = { 1, 3 };
+	char err[128];
+
+	(void)state;
+	assert_int_equal(vb_cpulist_check(want, 1, online, 4, err, sizeof(err)), 0);
+	assert_int_equal(vb_cpulist_check(want, 2, online, 4, err, sizeof(err)),
+			 -EINVAL);
+	assert_string_equal(err, "CPU 3 is not online (online: 0-2,4)");
+}
+
+static void test_lhist_print(void **state)
+{
+	uint64_t lin[128] = { 0 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	lin[1] = 10;
+	lin[3] = 5;
+	lin[127] = 1;
+	vb_lhist_print(f, lin, 128, "pkts");
+	fclose(f);
+	assert_non_null(strstr(buf, "         1 : 10       |****************************************|"));
+	assert_non_null(strstr(buf, "         2 : 0 "));
+	assert_non_null(strstr(buf, "     >=127 : 1 "));
+	free(buf);
 }
 
 static char *print_to_string(const uint64_t *h, const char *unit)
@@ -201,6 +274,8 @@ int main(void)
 		cmocka_unit_test(test_bounds_cover_slots),
 		cmocka_unit_test(test_bpf_slot_matches),
 		cmocka_unit_test(test_percentiles),
+		cmocka_unit_test(test_cpulist_online_check),
+		cmocka_unit_test(test_lhist_print),
 		cmocka_unit_test(test_print_bcc_style),
 		cmocka_unit_test(test_cpulist),
 	};

@@ -53,6 +53,28 @@ static void add_recv_pkt_tp(struct kbtf *k, bool good)
 	btf__add_typedef(k->b, "btf_trace_virtio_transport_recv_pkt", ptr);
 }
 
+/* typedef void (*btf_trace_virtio_transport_rx_batch)(void *, const void *,
+ * u32 x6, u64, u8, bool, bool) */
+static void add_rx_batch_tp(struct kbtf *k)
+{
+	int proto, ptr, i, u64, u8, b;
+
+	u64 = btf__add_int(k->b, "long long unsigned int", 8, 0);
+	u8 = btf__add_int(k->b, "unsigned char", 1, 0);
+	b = btf__add_int(k->b, "_Bool", 1, BTF_INT_BOOL);
+	proto = btf__add_func_proto(k->b, 0);
+	btf__add_func_param(k->b, "__data", k->vptr);
+	btf__add_func_param(k->b, "skaddr", k->vptr);
+	for (i = 0; i < 6; i++)
+		btf__add_func_param(k->b, "a", k->u32);
+	btf__add_func_param(k->b, "hold_ns", u64);
+	btf__add_func_param(k->b, "reason", u8);
+	btf__add_func_param(k->b, "write_space", b);
+	btf__add_func_param(k->b, "data_ready", b);
+	ptr = btf__add_ptr(k->b, proto);
+	btf__add_typedef(k->b, "btf_trace_virtio_transport_rx_batch", ptr);
+}
+
 static void add_raw_struct(struct kbtf *k, const char *name,
 			   const char *const *fields)
 {
@@ -99,7 +121,8 @@ static void base_kernel(struct kbtf *k)
 	add_func(k, "release_sock");
 	add_func(k, "sock_def_readable");
 	add_func(k, "vsock_loopback_work");
-	add_func(k, "vsock_find_connected_socket");
+	add_func(k, "vsock_data_ready");
+	add_func(k, "virtio_transport_recv_pkt");
 	add_recv_pkt_tp(k, true);
 	add_raw_struct(k, "trace_event_raw_virtio_transport_recv_pkt",
 		       recv_fields);
@@ -117,12 +140,20 @@ static void test_baseline_kernel(void **state)
 	assert_int_equal(vb_probe_kernel(&p, path, err, sizeof(err)), 0);
 	assert_int_equal(p.mode, VB_MODE_BASELINE);
 	assert_non_null(strstr(p.detected_by, "no virtio_transport_rx_batch_*"));
+	/* no rx_batch event: light is refused, AUTO is full */
+	assert_false(p.light_ok);
+	assert_int_equal(p.trace, VB_TRACE_FULL);
+	assert_int_equal(vb_probe_choose(&p, VB_TRACE_LIGHT, err, sizeof(err)),
+			 -ENOENT);
+	assert_non_null(strstr(err, "light mode needs the series' vsock:virtio_transport_rx_batch"));
+	assert_int_equal(vb_probe_choose(&p, VB_TRACE_AUTO, err, sizeof(err)), 0);
+	assert_int_equal(p.trace, VB_TRACE_FULL);
 	assert_true(p.use[VB_HOOK_LOOPBACK_WORK]);
 	assert_false(p.use[VB_HOOK_RX_WORK]);		/* absent: off */
 	assert_false(p.use[VB_HOOK_VHOST_KICK]);
-	assert_false(p.use[VB_HOOK_WRITE_SPACE]);
 	assert_false(p.use[VB_HOOK_LOCK_WAIT]);
-	assert_true(p.use[VB_HOOK_LOCK]);
+	assert_true(p.use[VB_HOOK_RECV_PKT_EXIT]);
+	assert_true(p.use[VB_HOOK_DATA_READY]);
 	/* tp_btf preferred; the classic tracepoint stays available */
 	assert_true(p.use[VB_HOOK_RECV_PKT_BTF]);
 	assert_true(p.avail[VB_HOOK_RECV_PKT_TP]);
@@ -140,6 +171,7 @@ static void test_batched_by_function_and_tracepoint(void **state)
 	struct vb_probe p;
 	struct kbtf k;
 	char err[256], *path;
+	int i;
 
 	(void)state;
 	base_kernel(&k);
@@ -152,13 +184,26 @@ static void test_batched_by_function_and_tracepoint(void **state)
 	free(path);
 
 	base_kernel(&k);
+	add_rx_batch_tp(&k);
 	add_raw_struct(&k, "trace_event_raw_virtio_transport_rx_batch",
 		       batch_fields);
 	path = kbtf_write(&k);
 	assert_int_equal(vb_probe_kernel(&p, path, err, sizeof(err)), 0);
-	assert_true(p.use[VB_HOOK_RX_BATCH_TP]);
 	assert_int_equal(p.mode, VB_MODE_BATCHED);
 	assert_non_null(strstr(p.detected_by, "tracepoint"));
+	/* AUTO = light: the two tracepoints (raw flavour), nothing else */
+	assert_true(p.light_ok);
+	assert_int_equal(p.trace, VB_TRACE_LIGHT);
+	for (i = 0; i < VB_HOOK_NR; i++)
+		assert_int_equal(p.use[i], i == VB_HOOK_RECV_PKT_BTF ||
+					   i == VB_HOOK_RX_BATCH_BTF);
+	/* full: + the vsock function hooks */
+	assert_int_equal(vb_probe_choose(&p, VB_TRACE_FULL, err, sizeof(err)), 0);
+	assert_true(p.use[VB_HOOK_RX_BATCH_BTF]);
+	assert_false(p.use[VB_HOOK_RX_BATCH_TP]);
+	assert_true(p.use[VB_HOOK_DATA_READY]);
+	assert_true(p.use[VB_HOOK_RECV_PKT_EXIT]);
+	assert_true(p.use[VB_HOOK_LOOPBACK_WORK]);
 	unlink(path);
 	free(path);
 }
@@ -174,8 +219,7 @@ static void test_wrong_shapes_switched_off(void **state)
 
 	(void)state;
 	kbtf_init(&k);
-	add_func(&k, "lock_sock_nested");
-	add_func(&k, "release_sock");
+	add_func(&k, "virtio_transport_recv_pkt");
 	add_func(&k, "virtio_transport_rx_work");
 	add_recv_pkt_tp(&k, false);	/* op is not u16: not the 6.12 proto */
 	add_raw_struct(&k, "trace_event_raw_virtio_transport_recv_pkt",
@@ -186,6 +230,7 @@ static void test_wrong_shapes_switched_off(void **state)
 	assert_int_equal(vb_probe_kernel(&p, path, err, sizeof(err)), 0);
 	assert_false(p.avail[VB_HOOK_RECV_PKT_BTF]);
 	assert_non_null(strstr(p.why[VB_HOOK_RECV_PKT_BTF], "argument 6"));
+	assert_false(p.avail[VB_HOOK_RX_BATCH_BTF]);
 	/* falls back to the classic tracepoint */
 	assert_true(p.use[VB_HOOK_RECV_PKT_TP]);
 	assert_false(p.avail[VB_HOOK_RX_BATCH_TP]);
@@ -210,7 +255,7 @@ static void test_refusals(void **state)
 	assert_int_equal(vb_probe_kernel(&p, path, err, sizeof(err)), 0);
 	assert_int_equal(p.mode, VB_MODE_UNKNOWN);
 	assert_int_equal(vb_probe_usable(&p, err, sizeof(err)), -ENOENT);
-	assert_non_null(strstr(err, "kernel without vsock RX workers"));
+	assert_non_null(strstr(err, "kernel without vsock"));
 	unlink(path);
 	free(path);
 
@@ -223,6 +268,20 @@ static void test_refusals(void **state)
 	assert_int_equal(vb_probe_kernel(&p, path, err, sizeof(err)), 0);
 	assert_int_equal(vb_probe_usable(&p, err, sizeof(err)), -ENOENT);
 	assert_non_null(strstr(err, "no vsock:virtio_transport_recv_pkt tracepoint"));
+	unlink(path);
+	free(path);
+
+	/* recv_pkt tracepoint, but neither the function nor rx_batch:
+	 * full mode sees no window */
+	kbtf_init(&k);
+	add_recv_pkt_tp(&k, true);
+	add_raw_struct(&k, "trace_event_raw_virtio_transport_recv_pkt",
+		       recv_fields);
+	path = kbtf_write(&k);
+	assert_int_equal(vb_probe_kernel(&p, path, err, sizeof(err)), 0);
+	assert_int_equal(vb_probe_choose(&p, VB_TRACE_FULL, err, sizeof(err)),
+			 -ENOENT);
+	assert_non_null(strstr(err, "full mode sees no lock window"));
 	unlink(path);
 	free(path);
 

@@ -122,25 +122,34 @@ static void test_report_text_batched(void **state)
 	assert_string_equal(err, "");
 	expect_in(out, "kernel 6.12.117, batched (kallsyms: virtio_transport_rx_batch_recv present)");
 	expect_in(out, "labels: payload=64 kernel=patched");
-	expect_in(out, "  packets        1000 (data 1000, control 0, no socket 0), 64000 bytes\n");
-	expect_in(out, "  batches        250, mean 4.00 packets / 256 bytes;");
-	expect_in(out, "  data-ready     0 inside the lock, 250 after unlock (100.0% deferred), 1.00 per batch\n");
-	/* per MB, MB = 10^6 bytes: 250 lookups in 64000 bytes */
-	expect_in(out, "  per                          packet  MB (10^6 B)\n");
-	expect_in(out, "  lookups                       0.250       3906.2\n");
+	expect_in(out, "tracer: full mode, measured overhead +4.50% guest instructions per byte (64 B payload, results/test-set (icount))\n");
+	expect_in(out, "        BPF programs 9000 runs (9.00 per packet), 5.00ms inside them, 5000 ns per packet\n");
+	expect_in(out, "  packets        1000 (data 1000, control 0), 64000 bytes\n");
+	expect_in(out, "  batches        250, mean 4.00 packets / 256 bytes, max 4 packets;");
+	/* exact batch lengths; log2 times only as the slot holding them */
+	expect_in(out, "  batch length   p50 4, p99 4 (exact)\n");
+	expect_in(out, "  window         mean 3.0us, p50 [2.0us, 4.1us], p99 [2.0us, 4.1us]");
+	expect_in(out, "  data-ready     0 under the lock, 250 after the unlock (100.0% deferred), 1.00 per batch\n");
+	expect_in(out, "  lookup+lock    0.250 per packet");
+	expect_in(out, "  rx_batch runs  250, hold mean 2.5us, p50 [2.0us, 4.1us], p99 [2.0us, 4.1us]; write_space in 250\n");
+	/* what batching costs */
+	expect_in(out, "  reader waits   10 behind the socket lock (156.2 per MB), mean 50.0us, p50 [32.8us, 65.5us], p99 [32.8us, 65.5us]\n");
+	expect_in(out, "  enqueue->ready mean 800ns, p50 [512ns, 1.0us], p99 [512ns, 1.0us]");
 	/* no PMU: ns per byte, labelled, never "cycles/byte" */
-	expect_in(out, "3200000 cpu-clock-ns, 50.00 ns/byte (cpu-clock, no PMU)");
+	expect_in(out, "3200000 cpu-clock-ns, 50.00 ns/byte (cpu-clock, no PMU) (traced: includes the tracer)");
 	assert_null(strstr(out, "cycles/byte"));
 	expect_in(out, "note: no PMU");
 	expect_in(out, "ends: queue 50 flow 200 state 0");
-	expect_in(out, "  recursion misses 0\n");
-	expect_in(out, "  BPF programs   9000 runs, 5.00ms inside them, 5000 ns per packet\n");
-	/* histogram in bcc style */
-	expect_in(out, "lock hold time per batch (ns)\n");
+	/* histograms: log2 in bcc style, batch length linear */
+	expect_in(out, "window time per batch (full mode) (ns)\n");
 	expect_in(out, "      2048 -> 4095       : 250      |****************************************|\n");
+	expect_in(out, "packets per batch (pkts)\n");
+	expect_in(out, "         4 : 250      |****************************************|\n");
+	/* never an interpolated percentile */
+	assert_null(strstr(out, "3.1us"));
 	/* flow table, biggest flow first */
-	expect_in(out, "  SRC    DST    PKTS BYTES BATCHES  PKT/B HOLDp50 HOLDp99  DR/B %DEF LKP/PK\n");
-	expect_in(out, "  1:1025 1:1234 1000 64000     250   4.00   3.1us   4.1us  1.00  100   0.25\n");
+	expect_in(out, "  SRC    DST    PKTS BYTES BATCHES  PKT/B MAXB   HOLD  DR/B %DEF LKP/PK\n");
+	expect_in(out, "  1:1025 1:1234 1000 64000     250   4.00    4  3.0us  1.00  100   0.25\n");
 	assert_true(strstr(out, "1:1025") < strstr(out, "2:5000"));
 	free(out);
 	free(err);
@@ -175,16 +184,16 @@ static void test_report_80_columns(void **state)
 		assert_non_null(nl);
 		assert_true(nl - line <= 80);
 	}
-	expect_in(out, "  data-ready     0 inside the lock, 250 after unlock (100.0% deferred), 1.00 per\n      batch\n");
+	expect_in(out, "  data-ready     0 under the lock, 250 after the unlock (100.0% deferred), 1.00\n      per batch\n");
 	/* the flow table drops BATCHES first */
-	expect_in(out, "  SRC          DST          PKTS BYTES  PKT/B HOLDp50 HOLDp99  DR/B %DEF LKP/PK\n");
-	expect_in(out, "  1:3846758489 3:3846758000 1000 64000   4.00   3.1us   4.1us  1.00  100   0.25\n");
+	expect_in(out, "  SRC          DST          PKTS BYTES  PKT/B MAXB   HOLD  DR/B %DEF LKP/PK\n");
+	expect_in(out, "  1:3846758489 3:3846758000 1000 64000   4.00    4  3.0us  1.00  100   0.25\n");
 	expect_in(out, "  (1 column left out at 80 columns: --wide shows them)\n");
 	free(out);
 	free(err);
 	/* --wide: all of them, and the long line whole */
 	assert_int_equal(run(cmd_report, &out, &err, 3, "report", "-w", path), 0);
-	expect_in(out, "BATCHES  PKT/B HOLDp50 HOLDp99");
+	expect_in(out, "BATCHES  PKT/B MAXB   HOLD");
 	expect_in(out, "(100.0% deferred), 1.00 per batch\n");
 	free(out);
 	free(err);
@@ -197,12 +206,11 @@ static void test_report_per_flow(void **state)
 	char *out, *err, *a, *b;
 
 	(void)state;
-	assert_int_equal(run(cmd_report, &out, &err, 3, "report", "-P", path), 0);
-	/* the big flow's hold histogram; the control-only flow has none */
-	a = strstr(out, "flow 1:1025 -> 1:1234: lock hold time per batch (ns)\n");
+	assert_int_equal(run(cmd_report, &out, &err, 4, "report", "-w", "-P", path), 0);
+	/* per flow: exact means and max (histograms are per CPU) */
+	a = strstr(out, "  flow 1:1025 -> 1:1234: 250 batches, mean 4.00, max 4 packets; window mean 3.0us, rx_batch hold mean 2.5us, enqueue->ready mean 800ns\n");
 	assert_non_null(a);
-	expect_in(a, "      2048 -> 4095       : 250      |****************************************|\n");
-	assert_null(strstr(out, "flow 2:5000 -> 3:80:"));
+	expect_in(out, "  flow 2:5000 -> 3:80: 0 batches");
 	free(out);
 	free(err);
 	/* without -P: no per-flow histograms */
@@ -226,9 +234,10 @@ static void test_report_text_cycles(void **state)
 	assert_int_equal(run(cmd_report, &out, &err, 2, "report", path), 0);
 	expect_in(out, "3200000 cycles, 50.00 cycles/byte");
 	assert_null(strstr(out, "cpu-clock"));
-	expect_in(out, "  data-ready     1000 inside the lock, 0 after unlock (0.0% deferred)");
+	expect_in(out, "  data-ready     1000 under the lock, 0 after the unlock (0.0% deferred)");
+	expect_in(out, "  lookup+lock    1.000 per packet");
 	/* baseline: no rx_batch section */
-	assert_null(strstr(out, "Kernel runs"));
+	assert_null(strstr(out, "rx_batch runs"));
 	free(out);
 	free(err);
 	free(path);
@@ -248,15 +257,21 @@ static void test_report_json(void **state)
 	expect_in(out, "\n    \"dr_after\": 250,\n");
 	expect_in(out, "\"per_byte_unit\": \"cpu-clock-ns/byte\"");
 	expect_in(out, "\"mode\": \"batched\"");
+	expect_in(out, "\"trace_mode\": \"full\"");
+	expect_in(out, "\"overhead_pct\": 4.5");
+	/* percentiles as text no finer than their histograms */
+	expect_in(out, "\"p50\": \"[2048, 4095]\"");
+	expect_in(out, "\"batch_pkts\": {\n      \"scheme\": \"linear\",\n      \"p50_slot\": 4,\n      \"p99_slot\": 4,\n      \"p50\": \"4\"");
 	/* undefined metric is null, not NaN */
-	expect_in(out, "\"user_wait_p99_ns\": null");
+	expect_in(out, "\"kb_hold_mean_ns\": 2500.0");
 	assert_null(strstr(out, "nan"));
 	/* histograms: totals and per flow, non-empty slots with bounds */
 	expect_in(out, "\"histograms\": {");
 	expect_in(out, "\"low\": 2048,\n");
 	expect_in(out, "\"high\": 4095,\n");
 	expect_in(out, "\"count\": 250\n");
-	assert_non_null(strstr(strstr(out, "\"flows\""), "\"histograms\""));
+	/* flows carry window counters only: no per-flow histograms */
+	assert_null(strstr(strstr(out, "\"flows\""), "\"histograms\""));
 	/* per-CPU rows with their cost */
 	expect_in(out, "\"cpus\": [");
 	expect_in(out, "\"cost\": 1600000");
@@ -320,14 +335,15 @@ static void test_top_replay_text(void **state)
 	assert_string_equal(err, "");
 	/* the recording's start (TZ=UTC, set in main) heads the frame */
 	expect_in(out, "vsockbatch top - replay: 2.0 s recorded 2023-11-14 22:13:20 - sort pkts/s\n");
-	expect_in(out, "kernel 6.12.117 (batched) - ");
+	expect_in(out, "kernel 6.12.117 (batched), full mode, flows 2/256, map full 0 - ");
 	/* 1000 pkts / 2 s, 64000 B / 2 s, 250 batches / 2 s */
 	expect_in(out, "total 500 pkts/s  0.032 MB/s  125 batches/s  4.00 pkts/batch\n");
-	expect_in(out, "per batch: lock hold p50 3.1us p99 4.1us, data-ready 1.00 (100% deferred)\n");
+	expect_in(out, "per batch: window mean 3.0us, max 4 pkts, data-ready 1.00 (100% deferred)\n");
 	expect_in(out, "lookups/pkt 0.25 | cpu 2 CPUs: 1.60M cycles/s, 50.0 cycles/B\n");
-	expect_in(out, "SRC    DST     PKTS/s   MB/s BATCH/s  PKT/B HOLDp50 HOLDp99  DR/B %DEF\n");
-	expect_in(out, "1:1025 1:1234     500  0.032     125   4.00   3.1us   4.1us  1.00  100\n");
-	expect_in(out, "2:5000 3:80         2  0.000       0      -       -       -     -    -\n");
+	expect_in(out, "SRC    DST     PKTS/s   MB/s BATCH/s  PKT/B    MAXB    HOLD  DR/B %DEF\n");
+	expect_in(out, "1:1025 1:1234     500  0.032     125   4.00       4   3.0us  1.00  100\n");
+	/* a control-only flow: windows but no batch */
+	expect_in(out, "2:5000 3:80         0  0.000       0      -       -       -     -    -\n");
 	/* batch frames carry no key help */
 	assert_null(strstr(out, "keys"));
 	assert_null(strstr(out, "help"));
@@ -422,9 +438,9 @@ static void test_top_frame_build(void **state)
 	assert_true(fabs(f.total.mean_batch - 4) < 1e-9);
 	assert_true(fabs(f.cost_per_s - 1.6e6) < 1e-6);
 	assert_true(fabs(f.cost_per_byte - 50) < 1e-9);
-	vb_top_frame_sort(&f, VB_SORT_HOLD_P99, false);
+	vb_top_frame_sort(&f, VB_SORT_HOLD, false);
 	assert_int_equal(f.rows[0].key.src_port, 1025);
-	vb_top_frame_sort(&f, VB_SORT_HOLD_P99, true);
+	vb_top_frame_sort(&f, VB_SORT_HOLD, true);
 	assert_int_equal(f.rows[0].key.src_port, 5000);
 	vb_top_frame_free(&f);
 	/* a flow with nothing in the interval is not shown */

@@ -20,6 +20,7 @@
 
 #include <jansson.h>
 
+#include "../../tools/lib/hist.h"
 #include "../../tools/vsockbatch/results.h"
 #include "tracer_fixture.h"
 
@@ -153,7 +154,7 @@ static char *edited(edit_fn fn)
 	return out;
 }
 
-static void ed_version2(json_t *r) { json_object_set_new(r, "version", json_integer(2)); }
+static void ed_version3(json_t *r) { json_object_set_new(r, "version", json_integer(3)); }
 static void ed_version_str(json_t *r) { json_object_set_new(r, "version", json_string("1")); }
 static void ed_format(json_t *r) { json_object_set_new(r, "format", json_string("perf-data")); }
 static void ed_no_format(json_t *r) { json_object_del(r, "format"); }
@@ -163,7 +164,7 @@ static void ed_duration_str(json_t *r) { json_object_set_new(r, "duration_ns", j
 static void ed_negative(json_t *r) { json_object_set_new(json_object_get(r, "totals"), "bytes", json_integer(-5)); }
 static void ed_short_hist(json_t *r)
 {
-	json_t *h = json_object_get(json_object_get(r, "histograms"), "hold_ns");
+	json_t *h = json_object_get(json_object_get(r, "histograms"), "window_ns");
 
 	json_array_remove(json_object_get(h, "slots"), 0);
 }
@@ -174,12 +175,22 @@ static void ed_label_int(json_t *r) { json_object_set_new(json_object_get(r, "la
 static void ed_no_labels(json_t *r) { json_object_del(r, "labels"); }
 static void ed_tracer_neg(json_t *r) { json_object_set_new(json_object_get(r, "tracer"), "run_ns", json_integer(-1)); }
 static void ed_no_tracer(json_t *r) { json_object_del(r, "tracer"); }
-static void ed_scheme(json_t *r) { json_object_set_new(r, "hist_scheme", json_string("log2")); }
+static void ed_scheme(json_t *r)
+{
+	json_object_set_new(json_object_get(json_object_get(r, "histograms"), "batch_pkts"),
+			    "scheme", json_string("log2z"));
+}
+static void ed_trace_mode(json_t *r) { json_object_set_new(json_object_get(r, "tracer"), "mode", json_string("auto")); }
+static void ed_overhead_str(json_t *r)
+{
+	json_object_set_new(json_object_get(json_object_get(r, "tracer"), "overhead"),
+			    "insns_per_byte_pct", json_string("1%"));
+}
 
 static void test_reject_content(void **state)
 {
 	static const struct { edit_fn fn; int code; const char *want; } cases[] = {
-		{ ed_version2, -EPROTO, "unsupported results version 2" },
+		{ ed_version3, -EPROTO, "unsupported results version 3" },
 		{ ed_version_str, -EINVAL, "version" },
 		{ ed_format, -EINVAL, "not a vsockbatch results file" },
 		{ ed_no_format, -EINVAL, "not a vsockbatch results file" },
@@ -192,7 +203,10 @@ static void test_reject_content(void **state)
 		{ ed_bad_unit, -EINVAL, "\"cpu_cost.unit\" is \"joules\"" },
 		{ ed_flow_no_port, -EINVAL, "missing field \"flows[1].dst_port\"" },
 		{ ed_label_int, -EINVAL, "\"labels.payload\" is not a string" },
-		{ ed_scheme, -EINVAL, "hist_scheme" },
+		{ ed_scheme, -EINVAL, "\"histograms.batch_pkts.scheme\" is \"log2z\", expected \"linear\"" },
+		{ ed_trace_mode, -EINVAL, "\"tracer.mode\" is \"auto\"" },
+		{ ed_overhead_str, -EINVAL, "insns_per_byte_pct\" is not a number" },
+		{ ed_no_tracer, -EINVAL, "missing field \"tracer\"" },
 		{ ed_tracer_neg, -EINVAL, "\"tracer.run_ns\" is negative" },
 	};
 	size_t i;
@@ -206,6 +220,39 @@ static void test_reject_content(void **state)
 	}
 }
 
+/*
+ * A committed version-1 recording (the tracer before light/full modes,
+ * patched kernel, 64 B) still loads: counters by name, hold_ns as the
+ * window time, the kernel's runs as batches, no exact batch lengths.
+ */
+static void test_load_version1(void **state)
+{
+	static const char *path =
+		"results/2026-11-30-default/runs/r00-patched/traced/64.json";
+	struct vb_results r;
+	char err[512];
+
+	(void)state;
+	if (access(path, R_OK)) {
+		print_message("skip: %s not found (run from the repo root)\n", path);
+		skip();
+	}
+	assert_int_equal(vb_results_load(path, &r, err, sizeof(err)), 0);
+	assert_int_equal(r.version, 1);
+	assert_int_equal(r.trace, VB_TRACE_FULL);
+	assert_int_equal(r.mode, VB_MODE_BATCHED);
+	assert_true(r.totals.cnt[VB_C_PKTS] > 0);
+	assert_true(r.totals.cnt[VB_C_BATCHES] > 0);
+	assert_int_equal(r.totals.cnt[VB_C_BATCHES], vb_kb_runs(r.totals.cnt));
+	assert_true(r.totals.cnt[VB_C_WINDOW_NS] > 0);
+	assert_int_equal(r.totals.cnt[VB_C_BATCH_MAX], 0);
+	assert_int_equal(vb_hist_total(r.totals.hist[VB_H_BATCH_PKTS].slots,
+				       VB_LIN_SLOTS), 0);
+	assert_false(r.self.overhead.measured);
+	assert_non_null(strstr(r.self.overhead.source, "version-1"));
+	vb_results_free(&r);
+}
+
 static void test_labels_optional(void **state)
 {
 	struct vb_results r;
@@ -215,12 +262,8 @@ static void test_labels_optional(void **state)
 	assert_int_equal(vb_results_load_string(s, &r, err, sizeof(err)), 0);
 	assert_int_equal(r.nlabels, 0);
 	assert_null(vb_results_label(&r, "payload"));
-	assert_true(r.self.present);
-	vb_results_free(&r);
-	free(s);
-	s = edited(ed_no_tracer);
-	assert_int_equal(vb_results_load_string(s, &r, err, sizeof(err)), 0);
-	assert_false(r.self.present);
+	assert_int_equal(r.trace, VB_TRACE_FULL);
+	assert_true(r.self.overhead.measured);
 	vb_results_free(&r);
 	free(s);
 }
@@ -300,28 +343,45 @@ static void test_metrics(void **state)
 
 	(void)state;
 	fixture_results(&r, true, VB_COST_CYCLES);
-	vb_metrics_compute(&r.totals, &r.cost, &m);
+	vb_metrics_compute(&r.totals, &r.cost, r.trace, &m);
 	assert_near(m.mean_batch_pkts, 4.0, 1e-12);
 	assert_near(m.mean_batch_bytes, 256.0, 1e-12);
-	assert_near(m.hold_mean_ns, 3000.0, 1e-9);
-	/* 250 in [2048, 4095]: p50 = 2048 + 0.5 * 2047 */
-	assert_near(m.hold_p50_ns, 2048 + 0.5 * 2047, 1e-6);
+	assert_near(m.batch_max, 4.0, 1e-12);
+	assert_near(m.window_mean_ns, 3000.0, 1e-9);
+	assert_near(m.kb_hold_mean_ns, 2500.0, 1e-9);
 	assert_near(m.pct_deferred, 100.0, 1e-12);
 	assert_near(m.dr_per_batch, 1.0, 1e-12);
+	assert_near(m.dr_lat_mean_ns, 800.0, 1e-9);
+	/* 1000 packets, 750 joined an open run: 250 lookups */
 	assert_near(m.lookups_per_pkt, 0.25, 1e-12);
-	assert_near(m.locks_per_pkt, 0.25, 1e-12);
+	assert_near(m.ws_per_pkt, 0.25, 1e-12);
+	assert_near(m.user_wait_mean_ns, 50000.0, 1e-9);
+	assert_near(m.user_waits_per_mb, 10 * 1e6 / 64000, 1e-9);
 	assert_near(m.cost_per_byte, 50.0, 1e-12);	/* 3.2e6 / 64000 */
 	assert_near(m.worker_ns_per_byte, 100.0, 1e-12);
+	/* light mode: only what the two tracepoints say */
+	vb_metrics_compute(&r.totals, &r.cost, VB_TRACE_LIGHT, &m);
+	assert_near(m.mean_batch_pkts, 4.0, 1e-12);
+	assert_near(m.kb_hold_mean_ns, 2500.0, 1e-9);
+	assert_near(m.lookups_per_pkt, 0.25, 1e-12);
+	assert_true(isnan(m.window_mean_ns));
+	assert_true(isnan(m.dr_lat_mean_ns));
+	assert_true(isnan(m.user_wait_mean_ns));
+	assert_true(isnan(m.pct_deferred));
 	vb_results_free(&r);
 
 	fixture_results(&r, false, VB_COST_CYCLES);
 	r.cost.measured = false;
-	vb_metrics_compute(&r.totals, &r.cost, &m);
+	vb_metrics_compute(&r.totals, &r.cost, r.trace, &m);
 	assert_near(m.mean_batch_pkts, 1.0, 1e-12);
 	assert_near(m.pct_deferred, 0.0, 1e-12);
 	assert_near(m.lookups_per_pkt, 1.0, 1e-12);
 	assert_true(isnan(m.cost_per_byte));	/* not measured */
-	assert_true(isnan(m.user_wait_p99_ns));	/* no samples */
+	assert_true(isnan(m.kb_hold_mean_ns));	/* no rx_batch event */
+	assert_true(isnan(m.ws_per_pkt));	/* not measured on baseline */
+	r.totals.cnt[VB_C_USER_WAITS] = 0;
+	vb_metrics_compute(&r.totals, &r.cost, r.trace, &m);
+	assert_true(isnan(m.user_wait_mean_ns));	/* no samples */
 	vb_results_free(&r);
 }
 
@@ -337,12 +397,15 @@ static void test_agg_ops_and_labels(void **state)
 	b = r.totals;
 	vb_agg_add(&a, &b);
 	assert_true(a.cnt[VB_C_PKTS] == 2000);
-	assert_true(a.hist[VB_H_HOLD_NS].slots[12] == 500);
+	assert_true(a.cnt[VB_C_BATCH_MAX] == 4);	/* a MAX, not a sum */
+	assert_true(a.hist[VB_H_WINDOW_NS].slots[12] == 500);
+	assert_true(a.hist[VB_H_BATCH_PKTS].slots[4] == 500);
 	vb_agg_sub(&a, &b);
 	assert_memory_equal(&a, &b, sizeof(a));
 	vb_agg_sub(&a, &r.flows[0].agg);
 	vb_agg_sub(&a, &r.flows[0].agg);	/* clamps at 0 */
-	assert_true(a.cnt[VB_C_PKTS] == 0);
+	assert_true(a.cnt[VB_C_BATCHES] == 0);
+	assert_true(a.cnt[VB_C_PKTS] == 1000);	/* flows hold no packets */
 
 	assert_non_null(vb_results_find_flow(&r, &k));
 	assert_null(vb_results_find_flow(&r, &none));
@@ -360,6 +423,7 @@ int main(void)
 		cmocka_unit_test(test_roundtrip_string_cycles),
 		cmocka_unit_test(test_reject_content),
 		cmocka_unit_test(test_labels_optional),
+		cmocka_unit_test(test_load_version1),
 		cmocka_unit_test(test_reject_malformed_and_truncated),
 		cmocka_unit_test(test_load_file_errors),
 		cmocka_unit_test(test_save_error),

@@ -58,8 +58,8 @@ static void make_frame(struct vb_top_frame *f, size_t nflows)
 	f->total.mb_s = 7.9;
 	f->total.batches_s = 2000;
 	f->total.mean_batch = 61.7;
-	f->total.hold_p50_ns = 20500;
-	f->total.hold_p99_ns = 2680000;
+	f->total.batch_max = 64;
+	f->total.hold_mean_ns = 2680000;
 	f->total.dr_per_batch = 1;
 	f->total.pct_deferred = 100;
 	f->cost_measured = true;
@@ -81,8 +81,8 @@ static void make_frame(struct vb_top_frame *f, size_t nflows)
 		r->mb_s = r->pkts_s * 64 / 1e6;
 		r->batches_s = r->pkts_s / 40;
 		r->mean_batch = 40;
-		r->hold_p50_ns = 20500;
-		r->hold_p99_ns = 2680000;
+		r->batch_max = 64;
+		r->hold_mean_ns = 2680000;
 		r->dr_per_batch = 1;
 		r->pct_deferred = 100;
 	}
@@ -146,7 +146,7 @@ static void test_every_line_fits_80(void **state)
 		assert_true(strlen(s.line[i]) <= 80);
 	/* only BATCH/s had to go; what shows the series working stays */
 	assert_false(has_col(&s, "BATCH/s"));
-	assert_true(has_col(&s, "HOLDp50"));
+	assert_true(has_col(&s, "MAXB"));
 	assert_true(has_col(&s, "DR/B"));
 	assert_true(has_col(&s, "%DEF"));
 	assert_true(has_col(&s, "SRC"));
@@ -163,7 +163,7 @@ static void test_every_line_fits_80(void **state)
 static void test_drop_order(void **state)
 {
 	static const char *const order[] = {
-		"BATCH/s", "HOLDp50", "MB/s", "PKTS/s", "HOLDp99", "PKT/B",
+		"BATCH/s", "MAXB", "MB/s", "PKTS/s", "HOLD", "PKT/B",
 	};
 	struct vb_top_frame f;
 	struct screen s;
@@ -200,9 +200,9 @@ static void test_sort_column_kept_and_lit(void **state)
 	make_frame(&f, 2);
 	vb_top_frame_sort(&f, VB_SORT_BATCHES, false);
 	format(&s, &f, 80, 0, 0);
-	/* sorted by BATCH/s at 80: it stays and HOLDp50 goes instead */
+	/* sorted by BATCH/s at 80: it stays and MAXB goes instead */
 	assert_true(has_col(&s, "BATCH/s"));
-	assert_false(has_col(&s, "HOLDp50"));
+	assert_false(has_col(&s, "MAXB"));
 	t = s.line[title_line(&s)];
 	assert_true(s.hl_at >= 0);
 	assert_true(s.hl_len >= (int)strlen("BATCH/s"));

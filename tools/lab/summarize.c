@@ -374,14 +374,15 @@ static int load_traced(struct set *s, const char *dir, size_t ri)
 			 "%s", r.kernel_release);
 		snprintf(s->kernel_mode[st], sizeof(s->kernel_mode[st]), "%s",
 			 vb_mode_name(r.mode));
-		vb_metrics_compute(&r.totals, &r.cost, &m);
+		vb_metrics_compute(&r.totals, &r.cost, r.trace, &m);
 		s->ntraced++;
 #define ADD(metric, val) \
 		if (isfinite(val) && add_sample(s, run, p, metric, val)) \
 			goto oom
 		ADD(SUM_M_BATCH_PKTS, m.mean_batch_pkts);
-		ADD(SUM_M_HOLD_MEAN, m.hold_mean_ns);
-		ADD(SUM_M_HOLD_P50, m.hold_p50_ns);
+		/* full mode: window time; light: the kernel's lock hold */
+		ADD(SUM_M_HOLD_MEAN, r.trace == VB_TRACE_FULL ? m.window_mean_ns
+							      : m.kb_hold_mean_ns);
 		ADD(SUM_M_DR_PER_PKT, m.dr_per_pkt);
 		ADD(SUM_M_WS_PER_PKT, m.ws_per_pkt);
 		ADD(SUM_M_LOOKUPS_PER_PKT, m.lookups_per_pkt);
@@ -398,12 +399,14 @@ static int load_traced(struct set *s, const char *dir, size_t ri)
 		}
 		ADD(SUM_M_WORKER_NS_PER_BYTE, m.worker_ns_per_byte);
 #undef ADD
-		for (c = 0; c < VB_MAX_SLOTS; c++) {
-			s->batch_hist[st][pi].slots[c] +=
+		/* the plots show log2 slots: fold the exact batch lengths */
+		for (c = 0; c < VB_LIN_SLOTS; c++)
+			s->batch_hist[st][pi].slots[vb_hist_slot(c, VB_MAX_SLOTS)] +=
 				r.totals.hist[VB_H_BATCH_PKTS].slots[c];
+		for (c = 0; c < VB_MAX_SLOTS; c++)
 			s->hold_hist[st][pi].slots[c] +=
-				r.totals.hist[VB_H_HOLD_NS].slots[c];
-		}
+				r.totals.hist[r.trace == VB_TRACE_FULL ? VB_H_WINDOW_NS
+						: VB_H_KB_HOLD_NS].slots[c];
 		for (c = 0; c < r.ncpus; c++) {
 			struct cpu_acc *a;
 

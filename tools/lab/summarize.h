@@ -30,7 +30,6 @@ enum sum_metric {
 	SUM_M_TPUT_TRACED,	/* Gbit/s of the traced run (fixed 64 KiB) */
 	SUM_M_BATCH_PKTS,	/* tracer: mean packets per lock window */
 	SUM_M_HOLD_MEAN,	/* tracer: mean lock hold per batch, ns */
-	SUM_M_HOLD_P50,
 	SUM_M_DR_PER_PKT,	/* data-ready calls per packet */
 	SUM_M_WS_PER_PKT,	/* write-space calls per packet */
 	SUM_M_LOOKUPS_PER_PKT,	/* socket lookups per packet */

@@ -78,3 +78,52 @@ int vb_cpulist_online(uint32_t *cpus, size_t max)
 	fclose(f);
 	return vb_cpulist_parse(buf, cpus, max);
 }
+
+/* "0-1,4" of an ascending list */
+static void format_list(const uint32_t *c, size_t n, char *buf, size_t len)
+{
+	size_t i, j, off = 0;
+
+	buf[0] = 0;
+	for (i = 0; i < n && off < len; i = j + 1) {
+		for (j = i; j + 1 < n && c[j + 1] == c[j] + 1; j++)
+			;
+		off += (size_t)snprintf(buf + off, len - off, "%s%u", i ? "," : "",
+					c[i]);
+		if (j > i && off < len)
+			off += (size_t)snprintf(buf + off, len - off, "-%u", c[j]);
+	}
+}
+
+int vb_cpulist_check(const uint32_t *cpus, size_t n, const uint32_t *online,
+		     size_t nonline, char *err, size_t errlen)
+{
+	char list[256];
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < nonline && online[j] != cpus[i]; j++)
+			;
+		if (j < nonline)
+			continue;
+		format_list(online, nonline, list, sizeof(list));
+		snprintf(err, errlen, "CPU %u is not online (online: %s)",
+			 cpus[i], list);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int vb_cpulist_check_online(const uint32_t *cpus, size_t n, char *err,
+			    size_t errlen)
+{
+	static uint32_t online[VB_MAX_CPUS];
+	int k = vb_cpulist_online(online, VB_MAX_CPUS);
+
+	if (k < 0) {
+		snprintf(err, errlen, "cannot read the online CPU list: %s",
+			 strerror(-k));
+		return k == -EINVAL ? -EIO : k;
+	}
+	return vb_cpulist_check(cpus, n, online, (size_t)k, err, errlen);
+}

@@ -38,36 +38,72 @@ uint64_t vb_hist_total(const uint64_t *slots, unsigned int nslots)
 	return t;
 }
 
-double vb_hist_percentile(const uint64_t *slots, unsigned int nslots,
-			  double p)
+int vb_hist_pct_slot(const uint64_t *slots, unsigned int nslots, double p)
 {
-	uint64_t total = vb_hist_total(slots, nslots), low, high;
-	double rank, below = 0, frac, width;
+	uint64_t total = vb_hist_total(slots, nslots), rank, below = 0;
 	unsigned int i;
 
 	if (!total || !(p > 0) || p > 100)
-		return NAN;
-	rank = p / 100.0 * (double)total;
+		return -1;
+	rank = (uint64_t)ceil(p / 100.0 * (double)total);
+	if (rank < 1)
+		rank = 1;
 	for (i = 0; i < nslots; i++) {
-		if (!slots[i])
-			continue;
-		if (below + (double)slots[i] >= rank)
-			break;
-		below += (double)slots[i];
+		below += slots[i];
+		if (below >= rank)
+			return (int)i;
 	}
-	if (i == nslots)	/* rounding: rank == total */
-		i = nslots - 1;
-	vb_hist_bounds(i, nslots, &low, &high);
-	if (i == 0)
-		return 0;
-	/* values are integers: slot [low, high] spans high - low + 1 */
-	width = (i == nslots - 1) ? (double)low : (double)(high - low + 1);
-	frac = (rank - below) / (double)slots[i];
-	if (frac < 0)
-		frac = 0;
-	if (frac > 1)
-		frac = 1;
-	return (double)low + frac * (width - 1);
+	return (int)nslots - 1;
+}
+
+void vb_hist_fmt_ns(char *buf, size_t len, uint64_t ns)
+{
+	if (ns < 1000)
+		snprintf(buf, len, "%lluns", (unsigned long long)ns);
+	else if (ns < 1000000)
+		snprintf(buf, len, "%.1fus", (double)ns / 1e3);
+	else if (ns < 1000000000)
+		snprintf(buf, len, "%.2fms", (double)ns / 1e6);
+	else
+		snprintf(buf, len, "%.2fs", (double)ns / 1e9);
+}
+
+void vb_hist_pct_str(char *buf, size_t len, const uint64_t *slots,
+		     unsigned int nslots, bool linear, double p, uint64_t max,
+		     bool ns)
+{
+	int i = vb_hist_pct_slot(slots, nslots, p);
+	uint64_t low, high;
+	char a[24], b[24];
+
+	if (i < 0) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	if (linear) {
+		if ((unsigned int)i < nslots - 1)
+			snprintf(buf, len, "%d", i);
+		else if (max)
+			snprintf(buf, len, ">=%d (max %llu)", i,
+				 (unsigned long long)max);
+		else
+			snprintf(buf, len, ">=%d", i);
+		return;
+	}
+	vb_hist_bounds((unsigned int)i, nslots, &low, &high);
+	if (ns) {
+		vb_hist_fmt_ns(a, sizeof(a), low);
+		vb_hist_fmt_ns(b, sizeof(b), high);
+	} else {
+		snprintf(a, sizeof(a), "%llu", (unsigned long long)low);
+		snprintf(b, sizeof(b), "%llu", (unsigned long long)high);
+	}
+	if (high == UINT64_MAX)
+		snprintf(buf, len, "[>=%s]", a);
+	else if (low == high)
+		snprintf(buf, len, "[%s]", a);
+	else
+		snprintf(buf, len, "[%s, %s]", a, b);
 }
 
 static void print_stars(FILE *f, uint64_t val, uint64_t max, int width)
@@ -117,6 +153,39 @@ void vb_hist_print(FILE *f, const uint64_t *slots, unsigned int nslots,
 		fprintf(f, "%10s -> %-10s : %-8llu |", lo, hi,
 			(unsigned long long)slots[i]);
 		print_stars(f, slots[i], max, stars);
+		fprintf(f, "|\n");
+	}
+}
+
+void vb_lhist_print(FILE *f, const uint64_t *slots, unsigned int nslots,
+		    const char *unit)
+{
+	int first = -1, last = -1;
+	uint64_t max = 0;
+	unsigned int i;
+	char v[24];
+
+	for (i = 0; i < nslots; i++) {
+		if (!slots[i])
+			continue;
+		if (first < 0)
+			first = (int)i;
+		last = (int)i;
+		if (slots[i] > max)
+			max = slots[i];
+	}
+	if (first < 0) {
+		fprintf(f, "     (no samples)\n");
+		return;
+	}
+	fprintf(f, "%10s : count    distribution\n", unit ? unit : "value");
+	for (i = (unsigned int)first; i <= (unsigned int)last; i++) {
+		if (i == nslots - 1)
+			snprintf(v, sizeof(v), ">=%u", i);
+		else
+			snprintf(v, sizeof(v), "%u", i);
+		fprintf(f, "%10s : %-8llu |", v, (unsigned long long)slots[i]);
+		print_stars(f, slots[i], max, 40);
 		fprintf(f, "|\n");
 	}
 }

@@ -256,15 +256,13 @@ static void adv_in_init(struct adv_in *in, const struct vb_results *r)
 
 static bool batched(const struct adv_in *in)
 {
-	return in->r->mode == VB_MODE_BATCHED || in->c[VB_C_KB_RUNS] > 0;
+	return in->r->mode == VB_MODE_BATCHED || vb_kb_runs(in->c) > 0;
 }
 
 /* Packets per run: the kernel's own runs when it reported them. */
 static double mean_run(const struct adv_in *in)
 {
-	if (in->c[VB_C_KB_RUNS])
-		return ratio((double)in->c[VB_C_KB_PKTS],
-			     (double)in->c[VB_C_KB_RUNS]);
+	/* on kernels with the rx_batch event the batches are its runs */
 	return ratio((double)in->c[VB_C_BATCH_PKTS],
 		     (double)in->c[VB_C_BATCHES]);
 }
@@ -290,7 +288,7 @@ static void rule_per_packet(const struct adv_in *in, struct vb_adv_finding *f)
 	}
 	say(f->evidence, "%.0f payload bytes per data packet (threshold "
 	    "%.0f), %.2f packets per %s, %.0f ns of RX worker per packet.",
-	    bpp, PP_BYTES_PER_PKT, run, in->c[VB_C_KB_RUNS] ? "kernel run" :
+	    bpp, PP_BYTES_PER_PKT, run, vb_kb_runs(in->c) ? "kernel run" :
 	    "lock window", wns);
 	if (f->verdict != VB_ADV_FIRES)
 		return;
@@ -348,7 +346,7 @@ static void rule_wakeups(const struct adv_in *in, struct vb_adv_finding *f)
 static void rule_rx_budget(const struct adv_in *in, struct vb_adv_finding *f)
 {
 	double runs = ratio((double)in->c[VB_C_KB_R_RXQ],
-			    (double)in->c[VB_C_KB_RUNS]);
+			    (double)vb_kb_runs(in->c));
 	double wins = ratio((double)in->c[VB_C_RXQ_AT_BUDGET],
 			    (double)in->c[VB_C_RXQ_WINDOWS]);
 	double resets = (double)in->c[VB_C_ENOBUFS];
@@ -366,7 +364,7 @@ static void rule_rx_budget(const struct adv_in *in, struct vb_adv_finding *f)
 			f->severity = 10 + resets;
 		}
 	}
-	if (in->c[VB_C_KB_RUNS]) {
+	if (vb_kb_runs(in->c)) {
 		any = true;
 		ev(f, "runs_ended_rxq", runs * 100, "%");
 		if (runs > RB_SHARE) {
@@ -394,7 +392,7 @@ static void rule_rx_budget(const struct adv_in *in, struct vb_adv_finding *f)
 
 		if (in->enobufs_traced)
 			snprintf(a, sizeof(a), "%.0f ENOBUFS resets, ", resets);
-		if (in->c[VB_C_KB_RUNS])
+		if (vb_kb_runs(in->c))
 			snprintf(b, sizeof(b), "%.1f %% of runs ended on the "
 				 "skb budget, ", runs * 100);
 		if (in->rxq_read)

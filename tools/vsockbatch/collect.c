@@ -1,5 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
-/* collect.c - per-CPU stats and the flow table out of the BPF maps. */
+/*
+ * collect.c - per-CPU stats and the flow table out of the BPF maps.
+ *
+ * Every event is counted once in BPF (include/vsockbatch.h): packets in
+ * the per-CPU `stats` slot, windows in their flow's per-CPU value (or in
+ * the "other flows" part of `stats` when the flow map is full).  Totals
+ * are summed here: packet counters over CPUs, window counters over flows,
+ * CPUs and the other-flows part; MAX counters take the largest.
+ */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,11 +24,26 @@ static void stats_to_agg(const struct vb_stats *s, struct vb_agg *a)
 {
 	int i, j;
 
+	memset(a, 0, sizeof(*a));
 	for (i = 0; i < VB_C_NR; i++)
 		a->cnt[i] = s->cnt[i];
-	for (i = 0; i < VB_H_NR; i++)
+	for (i = 0; i < VB_H_LOG2_NR; i++)
 		for (j = 0; j < VB_MAX_SLOTS; j++)
 			a->hist[i].slots[j] = s->hist[i].slots[j];
+	for (i = 0; i < VB_H_LIN_NR; i++)
+		for (j = 0; j < VB_LIN_SLOTS; j++)
+			a->hist[VB_H_LOG2_NR + i].slots[j] = s->lhist[i].slots[j];
+}
+
+static void flow_add(struct vb_agg *a, const struct vb_flow_stats *fs)
+{
+	struct vb_agg tmp;
+	int i;
+
+	memset(&tmp, 0, sizeof(tmp));
+	for (i = 0; i < VB_FC_NR; i++)
+		tmp.cnt[i] = fs->cnt[i];
+	vb_agg_add(a, &tmp);
 }
 
 static bool agg_nonzero(const struct vb_agg *a)
@@ -33,14 +56,37 @@ static bool agg_nonzero(const struct vb_agg *a)
 	return false;
 }
 
-static int collect_cpus(struct vsockbatch_bpf *skel, struct vb_results *r,
-			char *errbuf, size_t errlen)
+static int push_flow(struct vb_results *r, size_t *cap,
+		     const struct vb_flow_key *key)
 {
-	int ncpu = libbpf_num_possible_cpus(), i, n_online, err;
+	struct vb_flow *nf;
+
+	if (r->nflows == *cap) {
+		*cap = *cap ? *cap * 2 : 16;
+		nf = realloc(r->flows, *cap * sizeof(*nf));
+		if (!nf)
+			return -ENOMEM;
+		r->flows = nf;
+	}
+	memset(&r->flows[r->nflows], 0, sizeof(r->flows[0]));
+	r->flows[r->nflows].key = *key;
+	r->nflows++;
+	return 0;
+}
+
+int vb_collect(struct vsockbatch_bpf *skel, struct vb_results *r, bool drain,
+	       char *errbuf, size_t errlen)
+{
+	int ncpu = libbpf_num_possible_cpus(), i, j, n_online, err = 0;
+	int sfd = bpf_map__fd(skel->maps.stats);
+	int ffd = bpf_map__fd(skel->maps.flows);
 	uint32_t online[VB_MAX_CPUS];
-	struct vb_stats *vals;
-	struct vb_agg a;
-	__u32 key = 0;
+	struct vb_flow_stats *fvals = NULL;
+	struct vb_stats *vals = NULL;
+	struct vb_agg *cpu = NULL, other, a;
+	struct vb_flow_key key, next, *prev = NULL;
+	size_t cap = 0, seen = 0;
+	__u32 zero = 0;
 	bool is_online;
 
 	if (ncpu <= 0) {
@@ -49,103 +95,100 @@ static int collect_cpus(struct vsockbatch_bpf *skel, struct vb_results *r,
 	}
 	n_online = vb_cpulist_online(online, VB_MAX_CPUS);
 	vals = calloc((size_t)ncpu, sizeof(*vals));
-	if (!vals)
-		return -ENOMEM;
-	err = bpf_map_lookup_elem(bpf_map__fd(skel->maps.stats), &key, vals);
-	if (err) {
+	fvals = calloc((size_t)ncpu, sizeof(*fvals));
+	cpu = calloc((size_t)ncpu, sizeof(*cpu));
+	if (!vals || !fvals || !cpu) {
+		err = -ENOMEM;
+		goto out;
+	}
+	if (bpf_map_lookup_elem(sfd, &zero, vals)) {
 		err = -errno;
 		snprintf(errbuf, errlen, "reading the stats map: %s",
 			 strerror(errno));
-		free(vals);
-		return err;
+		goto out;
 	}
+	memset(&other, 0, sizeof(other));
+	memset(&r->totals, 0, sizeof(r->totals));
+	for (i = 0; i < ncpu; i++) {
+		stats_to_agg(&vals[i], &cpu[i]);
+		vb_agg_add(&r->totals, &cpu[i]);
+		memset(&a, 0, sizeof(a));
+		for (j = 0; j < VB_FC_NR; j++)
+			a.cnt[j] = vals[i].cnt[j];
+		vb_agg_add(&other, &a);
+	}
+
+	/* per-CPU hash: one value per possible CPU, summed here */
+	free(r->flows);
+	r->flows = NULL;
+	r->nflows = 0;
+	while (bpf_map_get_next_key(ffd, prev, &next) == 0) {
+		if (++seen > VB_MAX_FLOWS * 4) {
+			snprintf(errbuf, errlen, "flow map iteration does not end");
+			err = -EIO;
+			goto out;
+		}
+		/*
+		 * Draining (live top, as tcptop does): take the entry out,
+		 * so the map never fills with flows that ended.  Restart
+		 * the walk after a delete: the key is gone.
+		 */
+		if (drain) {
+			if (bpf_map_lookup_and_delete_elem(ffd, &next, fvals)) {
+				if (bpf_map_lookup_elem(ffd, &next, fvals))
+					goto skip;
+				bpf_map_delete_elem(ffd, &next);
+			}
+		} else if (bpf_map_lookup_elem(ffd, &next, fvals)) {
+			goto skip;
+		}
+		if (push_flow(r, &cap, &next)) {
+			err = -ENOMEM;
+			goto out;
+		}
+		for (i = 0; i < ncpu; i++) {
+			flow_add(&r->flows[r->nflows - 1].agg, &fvals[i]);
+			flow_add(&cpu[i], &fvals[i]);
+		}
+		vb_agg_add(&r->totals, &r->flows[r->nflows - 1].agg);
+skip:
+		if (drain) {
+			prev = NULL;
+			continue;
+		}
+		key = next;
+		prev = &key;
+	}
+	if (agg_nonzero(&other)) {
+		if (push_flow(r, &cap, &vb_other_flows)) {
+			err = -ENOMEM;
+			goto out;
+		}
+		r->flows[r->nflows - 1].agg = other;
+	}
+
 	free(r->cpus);
 	r->cpus = calloc((size_t)ncpu, sizeof(*r->cpus));
 	if (!r->cpus) {
-		free(vals);
-		return -ENOMEM;
+		err = -ENOMEM;
+		goto out;
 	}
 	r->ncpus = 0;
-	memset(&r->totals, 0, sizeof(r->totals));
 	for (i = 0; i < ncpu; i++) {
-		int j;
-
-		stats_to_agg(&vals[i], &a);
-		vb_agg_add(&r->totals, &a);
 		is_online = n_online <= 0;
 		for (j = 0; j < n_online; j++)
 			if (online[j] == (uint32_t)i)
 				is_online = true;
-		if (!is_online && !agg_nonzero(&a))
+		if (!is_online && !agg_nonzero(&cpu[i]))
 			continue;
 		r->cpus[r->ncpus].cpu = (uint32_t)i;
-		r->cpus[r->ncpus].agg = a;
+		r->cpus[r->ncpus].agg = cpu[i];
 		r->cpus[r->ncpus].cost = -1;
 		r->ncpus++;
 	}
+out:
 	free(vals);
-	return 0;
-}
-
-static int collect_flows(struct vsockbatch_bpf *skel, struct vb_results *r,
-			 char *errbuf, size_t errlen)
-{
-	int fd = bpf_map__fd(skel->maps.flows);
-	int ncpu = libbpf_num_possible_cpus(), i;
-	struct vb_flow_key key, next, *prev = NULL;
-	struct vb_flow *nf;
-	struct vb_stats *vals;
-	struct vb_agg a;
-	size_t cap = 0;
-
-	if (ncpu <= 0) {
-		snprintf(errbuf, errlen, "cannot count possible CPUs");
-		return -EINVAL;
-	}
-	/* per-CPU hash: one value per possible CPU, summed here */
-	vals = calloc((size_t)ncpu, sizeof(*vals));
-	if (!vals)
-		return -ENOMEM;
-	free(r->flows);
-	r->flows = NULL;
-	r->nflows = 0;
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-		if (bpf_map_lookup_elem(fd, &next, vals) == 0) {
-			if (r->nflows == cap) {
-				cap = cap ? cap * 2 : 16;
-				nf = realloc(r->flows, cap * sizeof(*nf));
-				if (!nf) {
-					free(vals);
-					return -ENOMEM;
-				}
-				r->flows = nf;
-			}
-			r->flows[r->nflows].key = next;
-			memset(&r->flows[r->nflows].agg, 0, sizeof(a));
-			for (i = 0; i < ncpu; i++) {
-				stats_to_agg(&vals[i], &a);
-				vb_agg_add(&r->flows[r->nflows].agg, &a);
-			}
-			r->nflows++;
-		}
-		key = next;
-		prev = &key;
-		if (r->nflows > VB_MAX_FLOWS * 2) {
-			snprintf(errbuf, errlen, "flow map iteration does not end");
-			free(vals);
-			return -EIO;
-		}
-	}
-	free(vals);
-	return 0;
-}
-
-int vb_collect(struct vsockbatch_bpf *skel, struct vb_results *r,
-	       char *errbuf, size_t errlen)
-{
-	int err = collect_cpus(skel, r, errbuf, errlen);
-
-	if (err)
-		return err;
-	return collect_flows(skel, r, errbuf, errlen);
+	free(fvals);
+	free(cpu);
+	return err;
 }

@@ -178,7 +178,8 @@ static int side_load(struct side *s)
 			return (rc == -EIO || rc == -ENOMEM) ? VB_EXIT_FAIL
 							     : VB_EXIT_USAGE;
 		}
-		vb_metrics_compute(&s->res[i].totals, &s->res[i].cost, &s->met[i]);
+		vb_metrics_compute(&s->res[i].totals, &s->res[i].cost,
+				   s->res[i].trace, &s->met[i]);
 	}
 	return 0;
 }
@@ -491,27 +492,38 @@ static double get_##field(const struct input *in,			\
 }
 METRIC_GETTER(worker_ns_per_byte)
 METRIC_GETTER(lookups_per_pkt)
-METRIC_GETTER(locks_per_pkt)
 METRIC_GETTER(ws_per_pkt)
 METRIC_GETTER(dr_per_pkt)
 METRIC_GETTER(mean_batch_pkts)
-METRIC_GETTER(hold_p50_ns)
-METRIC_GETTER(hold_p99_ns)
+METRIC_GETTER(batch_max)
+METRIC_GETTER(window_mean_ns)
+METRIC_GETTER(dr_lat_mean_ns)
+METRIC_GETTER(user_wait_mean_ns)
+METRIC_GETTER(user_waits_per_mb)
 
-/* Rows in table order; the cost row is relabelled for cpu-clock. */
+/*
+ * Rows in table order; the cost row is relabelled for cpu-clock.  Every
+ * row is exact per run (ratios of exact counts, or measured cost over
+ * exact bytes), so a CI over runs is meaningful; histogram percentiles
+ * are not rows: they are shown as the slot ranges they are known to.
+ * The last rows are what batching costs: the reader's wait behind the
+ * worker and the delay before the reader is told data is there.
+ */
 static const struct metric_def metric_defs[] = {
 	{ "throughput_gbps", "throughput (Gbit/s)", "Gbit/s", HIGHER_BETTER, get_gbps },
 	{ "pkts", "packets", "pkts", NEUTRAL, get_pkts },
 	{ "bytes", "bytes", "bytes", NEUTRAL, get_bytes },
 	{ "cycles_per_byte", "cycles per byte", "cycles/B", LOWER_BETTER, get_cost },
 	{ "worker_ns_per_byte", "worker ns per byte", "ns/B", LOWER_BETTER, get_worker_ns_per_byte },
-	{ "lookups_per_pkt", "lookups per packet", "calls/pkt", NEUTRAL, get_lookups_per_pkt },
-	{ "locks_per_pkt", "lock acq. per packet", "calls/pkt", NEUTRAL, get_locks_per_pkt },
+	{ "lookups_per_pkt", "lookup+lock per packet", "calls/pkt", NEUTRAL, get_lookups_per_pkt },
 	{ "ws_per_pkt", "write-space per packet", "calls/pkt", NEUTRAL, get_ws_per_pkt },
 	{ "dr_per_pkt", "data-ready per packet", "calls/pkt", NEUTRAL, get_dr_per_pkt },
 	{ "mean_batch_pkts", "mean batch (pkts)", "pkts/batch", NEUTRAL, get_mean_batch_pkts },
-	{ "hold_ns_p50", "lock hold p50 (ns)", "ns", NEUTRAL, get_hold_p50_ns },
-	{ "hold_ns_p99", "lock hold p99 (ns)", "ns", NEUTRAL, get_hold_p99_ns },
+	{ "batch_max", "max batch (pkts)", "pkts", NEUTRAL, get_batch_max },
+	{ "window_mean_ns", "window mean (ns)", "ns", NEUTRAL, get_window_mean_ns },
+	{ "user_wait_mean_ns", "reader wait mean (ns)", "ns", LOWER_BETTER, get_user_wait_mean_ns },
+	{ "user_waits_per_mb", "reader waits per MB", "waits/MB", LOWER_BETTER, get_user_waits_per_mb },
+	{ "dr_lat_mean_ns", "enq->ready mean (ns)", "ns", LOWER_BETTER, get_dr_lat_mean_ns },
 };
 #define N_METRICS (sizeof(metric_defs) / sizeof(metric_defs[0]))
 
@@ -603,33 +615,55 @@ static int compute_row(struct row *row, const struct input *in,
 	return 0;
 }
 
-/* p50/p99 of the histogram merged over every file of one side. */
+/*
+ * p50/p99 of a histogram merged over every file of one side, as text no
+ * finer than the histogram: exact values for linear histograms, slot
+ * ranges for log2 ones.
+ */
 struct hist_shift {
 	const char *key, *label, *unit;
 	enum vb_hist_id id;
-	double b50, b99, p50, p99;
+	bool ns;
+	char b50[48], b99[48], p50[48], p99[48];
 	uint64_t bn, pn;		/* samples */
+	uint64_t bmax, pmax;		/* exact max (linear), 0 = unknown */
 };
 
-static void merged_pct(const struct side *s, enum vb_hist_id id,
-		       double *p50, double *p99, uint64_t *samples)
+static void merged_pct(const struct side *s, struct hist_shift *h, bool patched)
 {
-	uint64_t slots[VB_MAX_SLOTS] = { 0 };
+	uint64_t slots[VB_LIN_SLOTS] = { 0 }, max = 0;
+	unsigned int n = vb_hist_nslots(h->id);
+	bool lin = vb_hist_linear(h->id);
 	size_t i;
-	int k;
+	unsigned int k;
 
-	for (i = 0; i < s->n; i++)
-		for (k = 0; k < VB_MAX_SLOTS; k++)
-			slots[k] += s->res[i].totals.hist[id].slots[k];
-	*samples = vb_hist_total(slots, VB_MAX_SLOTS);
-	*p50 = vb_hist_percentile(slots, VB_MAX_SLOTS, 50);
-	*p99 = vb_hist_percentile(slots, VB_MAX_SLOTS, 99);
+	for (i = 0; i < s->n; i++) {
+		for (k = 0; k < n; k++)
+			slots[k] += s->res[i].totals.hist[h->id].slots[k];
+		if (s->res[i].totals.cnt[VB_C_BATCH_MAX] > max)
+			max = s->res[i].totals.cnt[VB_C_BATCH_MAX];
+	}
+	if (!lin)
+		max = 0;
+	vb_hist_pct_str(patched ? h->p50 : h->b50, sizeof(h->p50), slots, n,
+			lin, 50, max, h->ns);
+	vb_hist_pct_str(patched ? h->p99 : h->b99, sizeof(h->p99), slots, n,
+			lin, 99, max, h->ns);
+	*(patched ? &h->pn : &h->bn) = vb_hist_total(slots, n);
+	*(patched ? &h->pmax : &h->bmax) = max;
 }
 
 static struct hist_shift hist_shifts[] = {
-	{ "batch_pkts", "batch length", "pkts/batch", VB_H_BATCH_PKTS, 0, 0, 0, 0, 0, 0 },
-	{ "hold_ns", "lock hold", "ns", VB_H_HOLD_NS, 0, 0, 0, 0, 0, 0 },
-	{ "kb_pkts", "rx_batch run length", "pkts/batch", VB_H_KB_PKTS, 0, 0, 0, 0, 0, 0 },
+	{ .key = "batch_pkts", .label = "batch length", .unit = "pkts/batch",
+	  .id = VB_H_BATCH_PKTS },
+	{ .key = "window_ns", .label = "window time", .unit = "",
+	  .id = VB_H_WINDOW_NS, .ns = true },
+	{ .key = "kb_hold_ns", .label = "rx_batch hold", .unit = "",
+	  .id = VB_H_KB_HOLD_NS, .ns = true },
+	{ .key = "user_wait_ns", .label = "reader wait", .unit = "",
+	  .id = VB_H_USER_WAIT_NS, .ns = true },
+	{ .key = "dr_lat_ns", .label = "enqueue->data-ready", .unit = "",
+	  .id = VB_H_DR_LAT_NS, .ns = true },
 };
 #define N_SHIFTS (sizeof(hist_shifts) / sizeof(hist_shifts[0]))
 
@@ -670,6 +704,94 @@ static void order_analyse(const struct input *in, const struct row *head,
 	    !stats_order_check(head->bv, head->pv, ab, in->n, o->st.level, &oi->ord))
 		oi->checked = oi->ord.n_ab >= 2 && oi->ord.n_ba >= 2;
 	free(ab);
+}
+
+/* ------------------------------------------------- the tracer's cost */
+
+static const char *fmt_pct(double v, char *buf, size_t len);
+
+/*
+ * Mean measured tracer overhead of one side (% guest instructions per
+ * byte, from the files' tracer.overhead), NAN unless every file has one.
+ */
+static double side_overhead(const struct side *s)
+{
+	double sum = 0;
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		if (!s->res[i].self.overhead.measured)
+			return NAN;
+		sum += s->res[i].self.overhead.pct;
+	}
+	return s->n ? sum / (double)s->n : NAN;
+}
+
+/* One side's tracer modes: "light", "full" or "mixed". */
+static const char *side_trace(const struct side *s)
+{
+	size_t i;
+
+	for (i = 1; i < s->n; i++)
+		if (s->res[i].trace != s->res[0].trace)
+			return "mixed";
+	return vb_trace_mode_name(s->res[0].trace);
+}
+
+/*
+ * What the tracer alone does to a patched/baseline ratio of traced CPU
+ * cost: (1 + o_patched) / (1 + o_base) - 1, in %.
+ */
+static double tracer_shift_pct(const struct input *in)
+{
+	double ob = side_overhead(in->side[0]), op = side_overhead(in->side[1]);
+
+	return 100.0 * ((1 + op / 100) / (1 + ob / 100) - 1);
+}
+
+static void print_tracer_cost(FILE *f, const struct input *in)
+{
+	double ob = side_overhead(in->side[0]), op = side_overhead(in->side[1]);
+	char a[32], b[32], c[32];
+
+	fprintf(f, "\ntracer: baseline %s mode, %s; patched %s mode, %s",
+	       side_trace(in->side[0]),
+	       isfinite(ob) ? (snprintf(a, sizeof(a), "%+.2f%% insns/B", ob), a)
+			    : "overhead not measured",
+	       side_trace(in->side[1]),
+	       isfinite(op) ? (snprintf(b, sizeof(b), "%+.2f%% insns/B", op), b)
+			    : "overhead not measured");
+	if (isfinite(ob) && isfinite(op))
+		fprintf(f, "\n        its own share of a traced CPU-cost change: %s",
+		       fmt_pct(tracer_shift_pct(in), c, sizeof(c)));
+	fprintf(f, "\n");
+}
+
+/* Warn when a CPU-cost change lies within what the tracer alone explains. */
+static void tracer_cost_check(const struct input *in, const struct row *rows,
+			      size_t nrows, struct warnings *w)
+{
+	double t = tracer_shift_pct(in);
+	size_t i;
+
+	if (strcmp(side_trace(in->side[0]), side_trace(in->side[1])))
+		warn_add(w, "the sides were traced in different modes (baseline %s, patched %s): their tracer costs differ",
+			 side_trace(in->side[0]), side_trace(in->side[1]));
+	for (i = 0; i < nrows; i++) {
+		const struct row *r = &rows[i];
+
+		if (r->def->get != get_cost || !isfinite(r->change))
+			continue;
+		if (!isfinite(t)) {
+			warn_add(w, "%s: the tracer's overhead is not measured for some file: the change includes an unknown tracer cost",
+				 r->label);
+			continue;
+		}
+		if (fabs(r->change) <= fabs(t) ||
+		    (r->have_ci && r->st.ci_lo_pct <= t && t <= r->st.ci_hi_pct))
+			warn_add(w, "%s: the change (%+.2f%%) lies within the tracer-cost difference of the two sides (%+.2f%%): it may be the tracer's own; measure untraced",
+				 r->label, r->change, t);
+	}
 }
 
 /* ------------------------------------------------------------- output */
@@ -790,18 +912,18 @@ static void print_text(FILE *f, const struct input *in,
 		fprintf(f, "\n");
 	}
 
-	fprintf(f, "\nhistogram shifts (all runs of a side merged; baseline -> patched):\n");
+	fprintf(f, "\nhistogram shifts (all runs of a side merged; baseline -> patched;\n"
+		"linear histograms exact, log2 ones as the slot [low, high] holding it):\n");
 	for (i = 0; i < N_SHIFTS; i++) {
 		const struct hist_shift *h = &hist_shifts[i];
 
 		if (!h->bn && !h->pn)
 			continue;
-		fprintf(f, "  %-20s p50 %s -> %s %s, p99 %s -> %s %s\n",
-		       h->label, fmt_val(h->b50, h->unit, a, sizeof(a)),
-		       fmt_val(h->p50, h->unit, b, sizeof(b)), h->unit,
-		       fmt_val(h->b99, h->unit, c, sizeof(c)),
-		       fmt_val(h->p99, h->unit, d, sizeof(d)), h->unit);
+		fprintf(f, "  %-20s p50 %s -> %s%s%s, p99 %s -> %s%s%s\n",
+			h->label, h->b50, h->p50, *h->unit ? " " : "", h->unit,
+			h->b99, h->p99, *h->unit ? " " : "", h->unit);
 	}
+	print_tracer_cost(f, in);
 
 	if (in->n >= 2) {
 		fprintf(f, "\nbootstrap cross-check (ratio of means, %u resamples of the\n"
@@ -947,10 +1069,12 @@ static int print_json(const struct input *in, const struct cmp_opts *o,
 		json_object_set_new(m, "unit", json_string(h->unit));
 		json_object_set_new(m, "base_samples", json_integer((json_int_t)h->bn));
 		json_object_set_new(m, "patched_samples", json_integer((json_int_t)h->pn));
-		json_object_set_new(m, "base_p50", jnum(h->b50));
-		json_object_set_new(m, "base_p99", jnum(h->b99));
-		json_object_set_new(m, "patched_p50", jnum(h->p50));
-		json_object_set_new(m, "patched_p99", jnum(h->p99));
+		json_object_set_new(m, "scheme", json_string(vb_hist_linear(h->id) ?
+				    VB_SCHEME_LINEAR : VB_SCHEME_LOG2));
+		json_object_set_new(m, "base_p50", json_string(h->b50));
+		json_object_set_new(m, "base_p99", json_string(h->b99));
+		json_object_set_new(m, "patched_p50", json_string(h->p50));
+		json_object_set_new(m, "patched_p99", json_string(h->p99));
 		json_array_append_new(a, m);
 	}
 	json_object_set_new(root, "histograms", a);
@@ -970,6 +1094,13 @@ static int print_json(const struct input *in, const struct cmp_opts *o,
 		json_object_set_new(root, "order", json_null());
 	}
 	json_object_set_new(root, "headline", head ? json_string(head->key) : json_null());
+	x = json_object();
+	json_object_set_new(x, "base_mode", json_string(side_trace(in->side[0])));
+	json_object_set_new(x, "patched_mode", json_string(side_trace(in->side[1])));
+	json_object_set_new(x, "base_overhead_pct", jnum(side_overhead(in->side[0])));
+	json_object_set_new(x, "patched_overhead_pct", jnum(side_overhead(in->side[1])));
+	json_object_set_new(x, "tracer_shift_pct", jnum(tracer_shift_pct(in)));
+	json_object_set_new(root, "tracer", x);
 
 	a = json_array();
 	for (i = 0; i < w->n; i++)
@@ -1122,11 +1253,10 @@ int cmd_compare(int argc, char **argv)
 			head = &rows[i];
 
 	for (i = 0; i < N_SHIFTS; i++) {
-		struct hist_shift *h = &hist_shifts[i];
-
-		merged_pct(&base, h->id, &h->b50, &h->b99, &h->bn);
-		merged_pct(&pat, h->id, &h->p50, &h->p99, &h->pn);
+		merged_pct(&base, &hist_shifts[i], false);
+		merged_pct(&pat, &hist_shifts[i], true);
 	}
+	tracer_cost_check(&in, rows, nrows, &w);
 	order_analyse(&in, head, &o, &oi);
 	if (oi.checked && oi.ord.disagree)
 		warn_add(&w, "order effect on %s: AB pairs %+.2f%%, BA pairs %+.2f%%",

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* probe.c - hook availability from BTF, tracefs and kallsyms. */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -14,43 +15,46 @@
 #define MOD_COMMON	"vmw_vsock_virtio_transport_common"
 
 const struct vb_hook_desc vb_hooks[VB_HOOK_NR] = {
-	[VB_HOOK_RX_WORK] = { "fentry+fexit/virtio_transport_rx_work",
-		"virtio_transport_rx_work", "vmw_vsock_virtio_transport",
-		{ "rx_work_enter", "rx_work_exit" }, false },
-	[VB_HOOK_LOOPBACK_WORK] = { "fentry+fexit/vsock_loopback_work",
-		"vsock_loopback_work", "vsock_loopback",
-		{ "loopback_work_enter", "loopback_work_exit" }, false },
-	[VB_HOOK_VHOST_KICK] = { "fentry+fexit/vhost_vsock_handle_tx_kick",
-		"vhost_vsock_handle_tx_kick", "vhost_vsock",
-		{ "vhost_tx_kick_enter", "vhost_tx_kick_exit" }, false },
-	[VB_HOOK_LOCK] = { "fexit/lock_sock_nested", "lock_sock_nested",
-		NULL, { "lock_acquired" }, true },
-	[VB_HOOK_RELEASE] = { "fentry/release_sock", "release_sock", NULL,
-		{ "release" }, true },
-	[VB_HOOK_LOCK_WAIT] = { "fentry+fexit/__lock_sock", "__lock_sock", NULL,
-		{ "user_wait_begin", "user_wait_end" }, false },
-	[VB_HOOK_READABLE] = { "fentry/sock_def_readable",
-		"sock_def_readable", NULL, { "readable" }, false },
-	[VB_HOOK_WRITE_SPACE] = { "fentry/sock_def_write_space",
-		"sock_def_write_space", NULL, { "write_space" }, false },
-	[VB_HOOK_LOOKUP] = { "fentry/vsock_find_connected_socket",
-		"vsock_find_connected_socket", "vsock", { "find_connected" },
-		false },
 	[VB_HOOK_RECV_PKT_BTF] = { "tp_btf/virtio_transport_recv_pkt",
 		"virtio_transport_recv_pkt", MOD_COMMON, { "recv_pkt_btf" },
 		false },
 	[VB_HOOK_RECV_PKT_TP] = { "tracepoint/vsock/virtio_transport_recv_pkt",
 		"virtio_transport_recv_pkt", MOD_COMMON, { "recv_pkt_tp" },
 		false },
+	[VB_HOOK_RX_BATCH_BTF] = { "tp_btf/virtio_transport_rx_batch",
+		"virtio_transport_rx_batch", MOD_COMMON, { "rx_batch_btf" },
+		false },
 	[VB_HOOK_RX_BATCH_TP] = { "tracepoint/vsock/virtio_transport_rx_batch",
 		"virtio_transport_rx_batch", MOD_COMMON, { "rx_batch_tp" },
 		false },
+	[VB_HOOK_RECV_PKT_EXIT] = { "fexit/virtio_transport_recv_pkt",
+		"virtio_transport_recv_pkt", MOD_COMMON, { "recv_pkt_exit" },
+		true },
+	[VB_HOOK_DATA_READY] = { "fentry/vsock_data_ready", "vsock_data_ready",
+		"vsock", { "data_ready" }, true },
+	[VB_HOOK_RX_WORK] = { "fentry+fexit/virtio_transport_rx_work",
+		"virtio_transport_rx_work", "vmw_vsock_virtio_transport",
+		{ "rx_work_enter", "rx_work_exit" }, true },
+	[VB_HOOK_LOOPBACK_WORK] = { "fentry+fexit/vsock_loopback_work",
+		"vsock_loopback_work", "vsock_loopback",
+		{ "loopback_work_enter", "loopback_work_exit" }, true },
+	[VB_HOOK_VHOST_KICK] = { "fentry+fexit/vhost_vsock_handle_tx_kick",
+		"vhost_vsock_handle_tx_kick", "vhost_vsock",
+		{ "vhost_tx_kick_enter", "vhost_tx_kick_exit" }, true },
+	[VB_HOOK_LOCK_WAIT] = { "fentry+fexit/__lock_sock", "__lock_sock", NULL,
+		{ "user_wait_begin", "user_wait_end" }, true },
 	[VB_HOOK_RECVMSG] = { "fexit/vsock_connectible_recvmsg",
 		"vsock_connectible_recvmsg", "vsock", { "recvmsg_exit" },
-		false },
+		true },
 	[VB_HOOK_ERROR_REPORT] = { "fentry/sk_error_report",
-		"sk_error_report", NULL, { "error_report" }, false },
+		"sk_error_report", NULL, { "error_report" }, true },
 };
+
+static bool is_tracepoint(int hook)
+{
+	return hook == VB_HOOK_RECV_PKT_BTF || hook == VB_HOOK_RECV_PKT_TP ||
+	       hook == VB_HOOK_RX_BATCH_BTF || hook == VB_HOOK_RX_BATCH_TP;
+}
 
 /* Fields the programs read from the tracepoint records (CO-RE by name). */
 static const char *const recv_pkt_fields[] = {
@@ -191,42 +195,57 @@ static void probe_tracepoint(struct vb_probe *p, struct btfs *b, int hook,
 
 /*
  * tp_btf reads the raw tracepoint arguments by position, so check the
- * prototype really is the 6.12 one: (void *__data, u32 src_cid, u32
- * src_port, u32 dst_cid, u32 dst_port, u32 len, u16 type, u16 op, ...).
+ * prototype is the one the program was written for: after `void *__data`,
+ * each argument's size in bytes (0 = a pointer).
+ *   recv_pkt (6.12): u32 src_cid, src_port, dst_cid, dst_port, len,
+ *     u16 type, op, ...
+ *   rx_batch (series): const void *skaddr, u32 x6, u64 hold_ns, u8 reason,
+ *     bool write_space, bool data_ready
  */
-static void probe_recv_pkt_btf(struct vb_probe *p, struct btfs *b)
+static const int recv_pkt_args[] = { 4, 4, 4, 4, 4, 2, 2, -1 };
+static const int rx_batch_args[] = { 0, 4, 4, 4, 4, 4, 4, 8, 1, 1, 1, -1 };
+
+static void probe_raw_tp(struct vb_probe *p, struct btfs *b, int hook,
+			 const int *args)
 {
-	const int hook = VB_HOOK_RECV_PKT_BTF;
+	const char *ev = vb_hooks[hook].target;
 	const struct btf_type *t;
 	const struct btf_param *prm;
+	char name[128];
 	struct btf *in;
-	int id, i;
+	int id, i, n = 0;
 
-	id = find(b, hook, "btf_trace_virtio_transport_recv_pkt",
-		  BTF_KIND_TYPEDEF, &in, p->where[hook], sizeof(p->where[hook]));
+	while (args[n] >= 0)
+		n++;
+	snprintf(name, sizeof(name), "btf_trace_%s", ev);
+	id = find(b, hook, name, BTF_KIND_TYPEDEF, &in, p->where[hook],
+		  sizeof(p->where[hook]));
 	if (id < 0) {
 		snprintf(p->why[hook], sizeof(p->why[hook]),
-			 "no BTF typedef btf_trace_virtio_transport_recv_pkt");
+			 "no BTF typedef %.100s", name);
 		return;
 	}
 	t = btf__type_by_id(in, id);
 	t = t ? btf__type_by_id(in, t->type) : NULL;	/* pointer */
 	t = (t && btf_is_ptr(t)) ? btf__type_by_id(in, t->type) : NULL;
-	if (!t || !btf_is_func_proto(t) || btf_vlen(t) < 8) {
+	if (!t || !btf_is_func_proto(t) || btf_vlen(t) < n + 1) {
 		snprintf(p->why[hook], sizeof(p->why[hook]),
-			 "unexpected prototype of the recv_pkt tracepoint");
+			 "unexpected prototype of the %.60s tracepoint", ev);
 		return;
 	}
 	prm = btf_params(t);
-	for (i = 1; i < 8; i++) {
+	for (i = 1; i <= n; i++) {
 		const struct btf_type *a = btf__type_by_id(in, prm[i].type);
 
-		while (a && btf_is_typedef(a))
+		while (a && (btf_is_typedef(a) || btf_is_const(a) ||
+			     btf_is_volatile(a)))
 			a = btf__type_by_id(in, a->type);
-		if (!a || !btf_is_int(a) || a->size != (i < 6 ? 4 : 2)) {
+		if (!a || (args[i - 1] ? !btf_is_int(a) ||
+			   a->size != (unsigned int)args[i - 1]
+				       : !btf_is_ptr(a))) {
 			snprintf(p->why[hook], sizeof(p->why[hook]),
-				 "recv_pkt tracepoint argument %d is not the 6.12 type",
-				 i);
+				 "%.60s tracepoint argument %d is not of the expected type",
+				 ev, i);
 			return;
 		}
 	}
@@ -347,8 +366,7 @@ int vb_probe_kernel(struct vb_probe *p, const char *btf_path,
 	}
 
 	for (i = 0; i < VB_HOOK_NR; i++) {
-		if (i == VB_HOOK_RECV_PKT_BTF || i == VB_HOOK_RECV_PKT_TP ||
-		    i == VB_HOOK_RX_BATCH_TP)
+		if (is_tracepoint(i))
 			continue;
 		id = find(&b, i, vb_hooks[i].target, BTF_KIND_FUNC, &in,
 			  p->where[i], sizeof(p->where[i]));
@@ -362,17 +380,19 @@ int vb_probe_kernel(struct vb_probe *p, const char *btf_path,
 			snprintf(p->why[i], sizeof(p->why[i]),
 				 "function %s not in BTF", vb_hooks[i].target);
 	}
-	probe_recv_pkt_btf(p, &b);
+	probe_raw_tp(p, &b, VB_HOOK_RECV_PKT_BTF, recv_pkt_args);
+	probe_raw_tp(p, &b, VB_HOOK_RX_BATCH_BTF, rx_batch_args);
 	probe_tracepoint(p, &b, VB_HOOK_RECV_PKT_TP, recv_pkt_fields,
 			 b.running);
 	probe_tracepoint(p, &b, VB_HOOK_RX_BATCH_TP, rx_batch_fields,
 			 b.running);
 	detect_mode(p, &b, b.running);
-
-	memcpy(p->use, p->avail, sizeof(p->use));
-	/* one packet source is enough: prefer tp_btf (no trace buffer) */
-	if (p->use[VB_HOOK_RECV_PKT_BTF])
-		p->use[VB_HOOK_RECV_PKT_TP] = false;
+	p->light_ok = (p->avail[VB_HOOK_RECV_PKT_BTF] ||
+		       p->avail[VB_HOOK_RECV_PKT_TP]) &&
+		      (p->avail[VB_HOOK_RX_BATCH_BTF] ||
+		       p->avail[VB_HOOK_RX_BATCH_TP]);
+	/* what AUTO would attach; callers may choose again */
+	vb_probe_choose(p, VB_TRACE_AUTO, NULL, 0);
 
 	for (i = 0; i < VB_HOOK_NR; i++) {
 		int j;
@@ -388,29 +408,61 @@ int vb_probe_kernel(struct vb_probe *p, const char *btf_path,
 	return 0;
 }
 
+static int refuse(char *errbuf, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int refuse(char *errbuf, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (errbuf && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(errbuf, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return -ENOENT;
+}
+
+int vb_probe_choose(struct vb_probe *p, enum vb_trace_mode want,
+		    char *errbuf, size_t errlen)
+{
+	bool recv = p->avail[VB_HOOK_RECV_PKT_BTF] ||
+		    p->avail[VB_HOOK_RECV_PKT_TP];
+	int i;
+
+	memset(p->use, 0, sizeof(p->use));
+	if (!recv)
+		return refuse(errbuf, errlen,
+			      "kernel without vsock virtio transport: no vsock:virtio_transport_recv_pkt tracepoint (%s; %s)",
+			      p->why[VB_HOOK_RECV_PKT_BTF],
+			      p->why[VB_HOOK_RECV_PKT_TP]);
+	if (want == VB_TRACE_AUTO)
+		want = p->light_ok ? VB_TRACE_LIGHT : VB_TRACE_FULL;
+	if (want == VB_TRACE_LIGHT && !p->light_ok)
+		return refuse(errbuf, errlen,
+			      "light mode needs the series' vsock:virtio_transport_rx_batch tracepoint, which this kernel lacks (%s): use full mode",
+			      p->why[VB_HOOK_RX_BATCH_TP]);
+	if (want == VB_TRACE_FULL && !p->avail[VB_HOOK_RECV_PKT_EXIT] &&
+	    !p->light_ok)
+		return refuse(errbuf, errlen,
+			      "full mode sees no lock window: neither virtio_transport_recv_pkt in BTF (%s) nor the rx_batch tracepoint",
+			      p->why[VB_HOOK_RECV_PKT_EXIT]);
+	p->trace = want;
+	for (i = 0; i < VB_HOOK_NR; i++)
+		p->use[i] = p->avail[i] &&
+			    (want == VB_TRACE_FULL || !vb_hooks[i].full_only);
+	/* one source per event: prefer tp_btf (no trace buffer) */
+	if (p->use[VB_HOOK_RECV_PKT_BTF])
+		p->use[VB_HOOK_RECV_PKT_TP] = false;
+	if (p->use[VB_HOOK_RX_BATCH_BTF])
+		p->use[VB_HOOK_RX_BATCH_TP] = false;
+	return 0;
+}
+
 int vb_probe_usable(const struct vb_probe *p, char *errbuf, size_t errlen)
 {
-	if (!p->avail[VB_HOOK_RX_WORK] && !p->avail[VB_HOOK_LOOPBACK_WORK] &&
-	    !p->avail[VB_HOOK_VHOST_KICK]) {
-		snprintf(errbuf, errlen,
-			 "kernel without vsock RX workers: none of virtio_transport_rx_work, "
-			 "vsock_loopback_work, vhost_vsock_handle_tx_kick in BTF "
-			 "(vsock modules not loaded, or no module BTF)");
-		return -ENOENT;
-	}
-	if (!p->avail[VB_HOOK_RECV_PKT_BTF] && !p->avail[VB_HOOK_RECV_PKT_TP]) {
-		snprintf(errbuf, errlen,
-			 "no vsock:virtio_transport_recv_pkt tracepoint (%s; %s)",
-			 p->why[VB_HOOK_RECV_PKT_BTF],
-			 p->why[VB_HOOK_RECV_PKT_TP]);
-		return -ENOENT;
-	}
-	if (!p->avail[VB_HOOK_LOCK] || !p->avail[VB_HOOK_RELEASE]) {
-		snprintf(errbuf, errlen,
-			 "lock_sock_nested/release_sock not in BTF: cannot see lock windows");
-		return -ENOENT;
-	}
-	return 0;
+	struct vb_probe copy = *p;
+
+	return vb_probe_choose(&copy, VB_TRACE_AUTO, errbuf, errlen);
 }
 
 void vb_probe_print(const struct vb_probe *p, FILE *f)
@@ -419,6 +471,10 @@ void vb_probe_print(const struct vb_probe *p, FILE *f)
 
 	fprintf(f, "kernel %s: %s (%s)\n", p->release, vb_mode_name(p->mode),
 		p->detected_by);
+	fprintf(f, "tracer modes: light %s, full %s; default %s\n",
+		p->light_ok ? "yes" : "no (no rx_batch tracepoint)",
+		p->avail[VB_HOOK_RECV_PKT_EXIT] || p->light_ok ? "yes" : "no",
+		p->light_ok ? "light" : "full");
 	for (i = 0; i < VB_HOOK_NR; i++)
 		fprintf(f, "  %-44s %-4s %s\n", vb_hooks[i].label,
 			p->use[i] ? "use" : p->avail[i] ? "alt" : "no",

@@ -17,29 +17,28 @@
 #include "results.h"
 
 enum vb_hook_id {
+	VB_HOOK_RECV_PKT_BTF,	/* tp_btf virtio_transport_recv_pkt */
+	VB_HOOK_RECV_PKT_TP,	/* tracepoint vsock/virtio_transport_recv_pkt */
+	VB_HOOK_RX_BATCH_BTF,	/* tp_btf virtio_transport_rx_batch */
+	VB_HOOK_RX_BATCH_TP,	/* tracepoint vsock/virtio_transport_rx_batch */
+	/* full mode only */
+	VB_HOOK_RECV_PKT_EXIT,	/* fexit virtio_transport_recv_pkt */
+	VB_HOOK_DATA_READY,	/* fentry vsock_data_ready */
 	VB_HOOK_RX_WORK,	/* fentry+fexit virtio_transport_rx_work */
 	VB_HOOK_LOOPBACK_WORK,	/* fentry+fexit vsock_loopback_work */
 	VB_HOOK_VHOST_KICK,	/* fentry+fexit vhost_vsock_handle_tx_kick */
-	VB_HOOK_LOCK,		/* fexit lock_sock_nested */
-	VB_HOOK_RELEASE,	/* fentry release_sock */
 	VB_HOOK_LOCK_WAIT,	/* fentry+fexit __lock_sock */
-	VB_HOOK_READABLE,	/* fentry sock_def_readable */
-	VB_HOOK_WRITE_SPACE,	/* fentry sock_def_write_space */
-	VB_HOOK_LOOKUP,		/* fentry vsock_find_connected_socket */
-	VB_HOOK_RECV_PKT_BTF,	/* tp_btf virtio_transport_recv_pkt */
-	VB_HOOK_RECV_PKT_TP,	/* tracepoint vsock/virtio_transport_recv_pkt */
-	VB_HOOK_RX_BATCH_TP,	/* tracepoint vsock/virtio_transport_rx_batch */
 	VB_HOOK_RECVMSG,	/* fexit vsock_connectible_recvmsg (advise) */
 	VB_HOOK_ERROR_REPORT,	/* fentry sk_error_report (advise: ENOBUFS) */
 	VB_HOOK_NR
 };
 
 struct vb_hook_desc {
-	const char *label;	/* "fentry/release_sock" as shown to users */
+	const char *label;	/* "fentry/vsock_data_ready" as shown to users */
 	const char *target;	/* function, tracepoint or type name */
 	const char *module;	/* module defining it when vsock is modular */
 	const char *progs[2];	/* BPF program names in the skeleton */
-	bool required;		/* see vb_probe_usable() */
+	bool full_only;		/* not attached in light mode */
 };
 
 extern const struct vb_hook_desc vb_hooks[VB_HOOK_NR];
@@ -48,13 +47,17 @@ struct vb_probe {
 	char release[128];
 	bool btf;			/* vmlinux BTF could be loaded */
 	bool avail[VB_HOOK_NR];
-	bool use[VB_HOOK_NR];		/* chosen: avail minus fallbacks */
+	bool use[VB_HOOK_NR];		/* chosen for `trace` (vb_probe_choose) */
 	char where[VB_HOOK_NR][48];	/* "vmlinux", "vsock_loopback", ... */
 	char why[VB_HOOK_NR][128];	/* reason when !avail */
 	enum vb_kernel_mode mode;
 	char detected_by[160];
 	char tracefs[64];		/* "" if not mounted */
+	bool light_ok;			/* both tracepoints usable */
+	enum vb_trace_mode trace;	/* LIGHT or FULL once chosen */
 };
+
+
 
 /*
  * Probe the running kernel (btf_path NULL) or only a BTF file (then
@@ -65,7 +68,14 @@ struct vb_probe {
 int vb_probe_kernel(struct vb_probe *p, const char *btf_path,
 		    char *errbuf, size_t errlen);
 
-/* 0 if the chosen hooks can measure batches, else -ENOENT + reason. */
+/*
+ * Choose the mode (AUTO: light if the kernel has both tracepoints, else
+ * full) and set use[] to its hooks.  0, or -ENOENT with a one-line reason
+ * when the kernel cannot support the mode.
+ */
+int vb_probe_choose(struct vb_probe *p, enum vb_trace_mode want,
+		    char *errbuf, size_t errlen);
+/* vb_probe_choose(p, AUTO) on a copy: can this kernel be traced at all? */
 int vb_probe_usable(const struct vb_probe *p, char *errbuf, size_t errlen);
 
 /* One line per hook: "fentry/release_sock  yes  vmlinux" */

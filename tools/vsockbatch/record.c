@@ -25,6 +25,7 @@
 #include "commands.h"
 #include "cost.h"
 #include "cpulist.h"
+#include "overhead.h"
 #include "results.h"
 #include "top.h"
 #include "tracer.h"
@@ -72,7 +73,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "Usage: vsockbatch record -o FILE [-d SECONDS] [-i SECONDS] [-C CPUS]\n"
-"                         [--label KEY=VALUE]... [-v] [-- COMMAND [ARGS...]]\n"
+"                         [-m light|full] [--label KEY=VALUE]... [-v]\n"
+"                         [-- COMMAND [ARGS...]]\n"
 "\n"
 "Trace the vsock RX path (lock windows per socket, callbacks, lookups,\n"
 "CPU cost) while COMMAND runs, for SECONDS, or until Ctrl-C, and write a\n"
@@ -85,7 +87,13 @@ static void usage(FILE *f)
 "  -i, --interval SECONDS also print the totals of every SECONDS to stdout,\n"
 "                         one line each (MB = 10^6 bytes)\n"
 "  -C, --cpus CPUS        CPUs whose cycles are counted, e.g. 0,2-3\n"
-"                         (default: all online CPUs)\n"
+"                         (online CPUs only; default: all online CPUs)\n"
+"  -m, --mode MODE        light: the vsock tracepoints only (kernels with\n"
+"                         the series' rx_batch event; the default there);\n"
+"                         full: + vsock function hooks for window times,\n"
+"                         data-ready latency and reader waits (default on\n"
+"                         baseline kernels).  Each mode's measured cost is\n"
+"                         stored in the file (README: tracer overhead)\n"
 "  -l, --label KEY=VALUE  store a label in the file (repeatable), e.g.\n"
 "                         payload=64 receiver=poll kernel=patched\n"
 "      --bpf-stats        also measure the time spent in the tracer's BPF\n"
@@ -145,6 +153,7 @@ static int ticker_init(struct ticker *t, double interval,
 	t->tracer = tracer;
 	t->cost = cost;
 	t->cur.mode = r->mode;
+	t->cur.trace = r->trace;
 	t->last_ns = now_ns(CLOCK_MONOTONIC);
 	t->next_ns = t->last_ns + (uint64_t)(interval * 1e9);
 	return cost->open ? vb_cost_mark_init(cost, &t->mark) : 0;
@@ -165,7 +174,7 @@ static void ticker_poll(struct ticker *t)
 	t->next_ns += (uint64_t)(t->interval * 1e9);
 	if (t->next_ns < now)	/* fell behind: do not burst */
 		t->next_ns = now + (uint64_t)(t->interval * 1e9);
-	if (vb_collect(t->tracer->skel, &t->cur, err, sizeof(err))) {
+	if (vb_collect(t->tracer->skel, &t->cur, false, err, sizeof(err))) {
 		fprintf(stderr, "vsockbatch record: interval: %s\n", err);
 		return;
 	}
@@ -181,6 +190,7 @@ static void ticker_poll(struct ticker *t)
 	/* the interval's totals only: no flows, no CPUs */
 	vb_results_init(&d);
 	d.mode = t->cur.mode;
+	d.trace = t->cur.trace;
 	d.totals = t->cur.totals;
 	vb_agg_sub(&d.totals, &t->prev.totals);
 	d.cost.unit = t->cost->unit;
@@ -343,11 +353,13 @@ int cmd_record(int argc, char **argv)
 		{ "label", required_argument, NULL, 'l' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "bpf-stats", no_argument, NULL, 'S' },
+		{ "mode", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint32_t cpus[VB_MAX_CPUS];
 	bool bpf_stats = false;
+	enum vb_trace_mode mode = VB_TRACE_AUTO;
 	int stats_fd = -1;
 	struct vb_costctr cost = { 0 };
 	struct vb_tracer tracer = { 0 };
@@ -368,7 +380,7 @@ int cmd_record(int argc, char **argv)
 		goto oom;
 	optind = 1;
 	opterr = 0;	/* one line of our own instead of getopt's */
-	while ((opt = getopt_long(argc, argv, "+o:d:i:C:l:vSh", longopts,
+	while ((opt = getopt_long(argc, argv, "+o:d:i:C:l:m:vSh", longopts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'o':
@@ -398,6 +410,14 @@ int cmd_record(int argc, char **argv)
 			ncpus = vb_cpulist_parse(optarg, cpus, VB_MAX_CPUS);
 			if (ncpus <= 0) {
 				fprintf(stderr, "vsockbatch record: invalid CPU list '%s' (e.g. 0,2-3)\n",
+					optarg);
+				ret = VB_EXIT_USAGE;
+				goto out;
+			}
+			break;
+		case 'm':
+			if (vb_trace_mode_parse(optarg, &mode)) {
+				fprintf(stderr, "vsockbatch record: unknown mode '%s' (light, full or auto)\n",
 					optarg);
 				ret = VB_EXIT_USAGE;
 				goto out;
@@ -439,7 +459,14 @@ int cmd_record(int argc, char **argv)
 		fprintf(stderr, "vsockbatch record: must run as root (loads BPF programs, opens CPU-wide perf counters)\n");
 		goto out;
 	}
-	if (!ncpus) {
+	if (ncpus) {
+		e = vb_cpulist_check_online(cpus, (size_t)ncpus, err, sizeof(err));
+		if (e) {
+			fprintf(stderr, "vsockbatch record: -C: %s\n", err);
+			ret = e == -EINVAL ? VB_EXIT_USAGE : VB_EXIT_FAIL;
+			goto out;
+		}
+	} else {
 		ncpus = vb_cpulist_online(cpus, VB_MAX_CPUS);
 		if (ncpus <= 0) {
 			fprintf(stderr, "vsockbatch record: cannot read the online CPU list\n");
@@ -449,7 +476,7 @@ int cmd_record(int argc, char **argv)
 
 	catch_signals();
 	vb_libbpf_verbose(verbose);
-	if (vb_tracer_start(&tracer, err, sizeof(err))) {
+	if (vb_tracer_start(&tracer, mode, err, sizeof(err))) {
 		if (exiting)	/* a load cut short by the signal */
 			fprintf(stderr, "vsockbatch record: interrupted (signal %d) while attaching: nothing recorded\n",
 				(int)exiting);
@@ -464,6 +491,8 @@ int cmd_record(int argc, char **argv)
 	}
 	if (vb_tracer_describe(&tracer, &r))
 		goto oom;
+	vb_overhead_lookup(r.trace, r.mode, vb_results_label(&r, "payload"),
+			   &r.self.overhead);
 	if (vb_cost_open(&cost, cpus, (size_t)ncpus))
 		goto oom;
 	if (cost.unit == VB_COST_CPU_CLOCK_NS || !cost.open)
@@ -527,7 +556,7 @@ int cmd_record(int argc, char **argv)
 	vb_tracer_enable(&tracer, false);
 	t1 = now_ns(CLOCK_MONOTONIC);
 	r.duration_ns = t1 - t0;
-	if (vb_collect(tracer.skel, &r, err, sizeof(err))) {
+	if (vb_collect(tracer.skel, &r, false, err, sizeof(err))) {
 		fprintf(stderr, "vsockbatch record: %s\n", err);
 		goto out;
 	}
@@ -545,10 +574,11 @@ int cmd_record(int argc, char **argv)
 			err);
 		goto out;
 	}
-	fprintf(stderr, "vsockbatch record: %s: %llu packets, %llu batches in %.2f s (%s kernel)\n",
+	fprintf(stderr, "vsockbatch record: %s: %llu packets, %llu batches in %.2f s (%s kernel, %s mode)\n",
 		out, (unsigned long long)r.totals.cnt[VB_C_PKTS],
 		(unsigned long long)r.totals.cnt[VB_C_BATCHES],
-		(double)r.duration_ns / 1e9, vb_mode_name(r.mode));
+		(double)r.duration_ns / 1e9, vb_mode_name(r.mode),
+		vb_trace_mode_name(r.trace));
 	ret = cmd_failed ? VB_EXIT_FAIL : VB_EXIT_OK;
 	goto out;
 oom:

@@ -64,12 +64,6 @@ static void fmt_num(char *buf, size_t len, double v, const char *f)
 		snprintf(buf, len, f, v);
 }
 
-/* Per MB, MB = 10^6 bytes (the one MB of report, top and README). */
-static double per_mb(uint64_t n, uint64_t bytes)
-{
-	return bytes ? (double)n * 1e6 / (double)bytes : NAN;
-}
-
 const char *vb_cost_per_byte_label(enum vb_cost_unit unit)
 {
 	return unit == VB_COST_CYCLES ? "cycles/byte"
@@ -79,7 +73,8 @@ const char *vb_cost_per_byte_label(enum vb_cost_unit unit)
 static int cmp_flow_bytes(const void *a, const void *b)
 {
 	const struct vb_flow *x = a, *y = b;
-	uint64_t bx = x->agg.cnt[VB_C_BYTES], by = y->agg.cnt[VB_C_BYTES];
+	uint64_t bx = x->agg.cnt[VB_C_BATCH_BYTES];
+	uint64_t by = y->agg.cnt[VB_C_BATCH_BYTES];
 
 	if (bx != by)
 		return bx < by ? 1 : -1;
@@ -88,12 +83,12 @@ static int cmp_flow_bytes(const void *a, const void *b)
 
 /*
  * The flow table.  Narrower than its rows, columns go in this order:
- * BATCHES (PKTS / PKT/B), HOLDp50, LKP/PK, BYTES, HOLDp99, PKT/B, PKTS;
+ * BATCHES (PKTS / PKT/B), MAXB, LKP/PK, BYTES, HOLD, PKT/B, PKTS;
  * SRC, DST, DR/B and %DEF stay.  --wide shows them all.
  */
 enum fcol {
-	FC_SRC, FC_DST, FC_PKTS, FC_BYTES, FC_BATCHES, FC_LEN, FC_HOLD50,
-	FC_HOLD99, FC_DR, FC_DEF, FC_LKP, FC_NR
+	FC_SRC, FC_DST, FC_PKTS, FC_BYTES, FC_BATCHES, FC_LEN, FC_MAXB,
+	FC_HOLD, FC_DR, FC_DEF, FC_LKP, FC_NR
 };
 
 static const struct vb_col flow_cols[FC_NR] = {
@@ -103,8 +98,8 @@ static const struct vb_col flow_cols[FC_NR] = {
 	[FC_BYTES]   = { "BYTES",   5, 4, false },
 	[FC_BATCHES] = { "BATCHES", 7, 1, false },
 	[FC_LEN]     = { "PKT/B",   6, 6, false },
-	[FC_HOLD50]  = { "HOLDp50", 7, 2, false },
-	[FC_HOLD99]  = { "HOLDp99", 7, 5, false },
+	[FC_MAXB]    = { "MAXB",    4, 2, false },
+	[FC_HOLD]    = { "HOLD",    6, 5, false },
 	[FC_DR]      = { "DR/B",    5, 0, false },
 	[FC_DEF]     = { "%DEF",    4, 0, false },
 	[FC_LKP]     = { "LKP/PK",  6, 3, false },
@@ -115,27 +110,42 @@ struct flow_cells {
 	const char *ptr[FC_NR];
 };
 
-static void flow_cells(struct flow_cells *c, const struct vb_flow *fl)
+/*
+ * A flow's row: its batches (packets and bytes inside them: packets are
+ * counted per CPU, windows per flow), MAXB the exact longest, HOLD the
+ * mean window time (full mode) or the kernel's rx_batch hold (light).
+ */
+static void flow_cells(struct flow_cells *c, const struct vb_flow *fl,
+		       enum vb_trace_mode trace)
 {
 	struct vb_metrics m;
 	size_t n = sizeof(c->text[0]);
 	int i;
 
-	vb_metrics_compute(&fl->agg, NULL, &m);
-	vb_fmt_flow(c->text[FC_SRC], n, &fl->key, true);
-	vb_fmt_flow(c->text[FC_DST], n, &fl->key, false);
+	vb_metrics_compute(&fl->agg, NULL, trace, &m);
+	if (!memcmp(&fl->key, &vb_other_flows, sizeof(fl->key))) {
+		snprintf(c->text[FC_SRC], n, "(other flows:");
+		snprintf(c->text[FC_DST], n, "map full)");
+	} else {
+		vb_fmt_flow(c->text[FC_SRC], n, &fl->key, true);
+		vb_fmt_flow(c->text[FC_DST], n, &fl->key, false);
+	}
 	snprintf(c->text[FC_PKTS], n, "%llu",
-		 (unsigned long long)fl->agg.cnt[VB_C_PKTS]);
+		 (unsigned long long)fl->agg.cnt[VB_C_BATCH_PKTS]);
 	snprintf(c->text[FC_BYTES], n, "%llu",
-		 (unsigned long long)fl->agg.cnt[VB_C_BYTES]);
+		 (unsigned long long)fl->agg.cnt[VB_C_BATCH_BYTES]);
 	snprintf(c->text[FC_BATCHES], n, "%llu",
 		 (unsigned long long)fl->agg.cnt[VB_C_BATCHES]);
 	fmt_num(c->text[FC_LEN], n, m.mean_batch_pkts, "%.2f");
-	vb_fmt_ns(c->text[FC_HOLD50], n, m.hold_p50_ns);
-	vb_fmt_ns(c->text[FC_HOLD99], n, m.hold_p99_ns);
+	fmt_num(c->text[FC_MAXB], n, m.batch_max, "%.0f");
+	vb_fmt_ns(c->text[FC_HOLD], n, trace == VB_TRACE_FULL ?
+		  m.window_mean_ns : m.kb_hold_mean_ns);
 	fmt_num(c->text[FC_DR], n, m.dr_per_batch, "%.2f");
 	fmt_num(c->text[FC_DEF], n, m.pct_deferred, "%.0f");
-	fmt_num(c->text[FC_LKP], n, m.lookups_per_pkt, "%.2f");
+	/* a flow's packets are those of its batches: one lookup each */
+	fmt_num(c->text[FC_LKP], n, fl->agg.cnt[VB_C_BATCH_PKTS] ?
+		(double)fl->agg.cnt[VB_C_BATCHES] /
+		(double)fl->agg.cnt[VB_C_BATCH_PKTS] : NAN, "%.2f");
 	for (i = 0; i < FC_NR; i++)
 		c->ptr[i] = c->text[i];
 }
@@ -174,7 +184,7 @@ static void print_flows(FILE *f, const struct vb_results *r, int width)
 		return;
 	vb_table_init(&t, flow_cols, FC_NR);
 	for (i = 0; i < r->nflows; i++) {
-		flow_cells(&c, &sorted[i]);
+		flow_cells(&c, &sorted[i], r->trace);
 		for (k = 0; k < FC_NR; k++)
 			vb_table_fit_cell(&t, k, c.ptr[k]);
 	}
@@ -182,7 +192,7 @@ static void print_flows(FILE *f, const struct vb_results *r, int width)
 	vb_table_row(&t, buf, sizeof(buf), NULL, -1, NULL, NULL);
 	fprintf(f, "  %s\n", buf);
 	for (i = 0; i < r->nflows; i++) {
-		flow_cells(&c, &sorted[i]);
+		flow_cells(&c, &sorted[i], r->trace);
 		vb_table_row(&t, buf, sizeof(buf), c.ptr, -1, NULL, NULL);
 		fprintf(f, "  %s\n", buf);
 	}
@@ -192,29 +202,34 @@ static void print_flows(FILE *f, const struct vb_results *r, int width)
 	free(sorted);
 }
 
-/* -P: each flow's histograms, as runqlat -P prints one per process. */
+/*
+ * -P: each flow's exact figures.  Results version 2 keeps histograms per
+ * CPU only (a flow's value is its window counters, include/vsockbatch.h),
+ * so a flow shows means and its exact longest batch.
+ */
 static void print_flow_hists(FILE *f, const struct vb_results *r)
 {
 	struct vb_flow *sorted = sorted_flows(r);
-	char s[32], d[32];
+	char s[32], d[32], w[24], h[24], l[24];
+	struct vb_metrics m;
 	size_t i;
-	int h;
 
 	if (!sorted)
 		return;
+	fprintf(f, "\nPer flow (histograms are per CPU since results version 2)\n");
 	for (i = 0; i < r->nflows; i++) {
 		const struct vb_flow *fl = &sorted[i];
 
+		vb_metrics_compute(&fl->agg, NULL, r->trace, &m);
 		vb_fmt_flow(s, sizeof(s), &fl->key, true);
 		vb_fmt_flow(d, sizeof(d), &fl->key, false);
-		for (h = 0; h < VB_H_NR; h++) {
-			if (!vb_hist_total(fl->agg.hist[h].slots, VB_MAX_SLOTS))
-				continue;
-			fprintf(f, "\nflow %s -> %s: %s (%s)\n", s, d,
-				vb_hist_descs[h], vb_hist_units[h]);
-			vb_hist_print(f, fl->agg.hist[h].slots, VB_MAX_SLOTS,
-				      vb_hist_units[h]);
-		}
+		vb_fmt_ns(w, sizeof(w), m.window_mean_ns);
+		vb_fmt_ns(h, sizeof(h), m.kb_hold_mean_ns);
+		vb_fmt_ns(l, sizeof(l), m.dr_lat_mean_ns);
+		fprintf(f, "  flow %s -> %s: %llu batches, mean %.2f, max %.0f packets; window mean %s, rx_batch hold mean %s, enqueue->ready mean %s\n",
+			s, d, (unsigned long long)fl->agg.cnt[VB_C_BATCHES],
+			isnan(m.mean_batch_pkts) ? 0 : m.mean_batch_pkts,
+			isnan(m.batch_max) ? 0 : m.batch_max, w, h, l);
 	}
 	free(sorted);
 }
@@ -247,6 +262,49 @@ static const char *const kb_reason_names[] = {
 	"other"
 };
 
+/* "p50 [1.0us, 2.0us], p99 [...]" of a histogram, never finer than it holds */
+static void pcts(char *buf, size_t len, const struct vb_results *r, int h)
+{
+	char a[48], b[48];
+	bool lin = vb_hist_linear(h);
+	uint64_t max = h == VB_H_BATCH_PKTS ? r->totals.cnt[VB_C_BATCH_MAX] : 0;
+
+	vb_hist_pct_str(a, sizeof(a), r->totals.hist[h].slots,
+			vb_hist_nslots(h), lin, 50, max, !strcmp(vb_hist_units[h], "ns"));
+	vb_hist_pct_str(b, sizeof(b), r->totals.hist[h].slots,
+			vb_hist_nslots(h), lin, 99, max, !strcmp(vb_hist_units[h], "ns"));
+	snprintf(buf, len, "p50 %s, p99 %s", a, b);
+}
+
+void vb_report_tracer(FILE *f, const struct vb_results *r)
+{
+	char a[32], b[32];
+	uint64_t pkts = r->totals.cnt[VB_C_PKTS];
+
+	fprintf(f, "tracer: %s mode, ", vb_trace_mode_name(r->trace));
+	if (r->self.overhead.measured)
+		fprintf(f, "measured overhead %+.2f%% guest instructions per byte (%s B payload, %s)\n",
+			r->self.overhead.pct, r->self.overhead.payload,
+			r->self.overhead.source);
+	else
+		fprintf(f, "overhead not measured (%s)\n",
+			r->self.overhead.source[0] ? r->self.overhead.source
+						   : "no figure");
+	if (r->self.bpf_stats) {
+		vb_fmt_ns(a, sizeof(a), (double)r->self.run_ns);
+		fmt_num(b, sizeof(b), pkts ? (double)r->self.run_ns /
+			(double)pkts : NAN, "%.0f");
+		fprintf(f, "        BPF programs %llu runs (%.2f per packet), %s inside them, %s ns per packet\n",
+			(unsigned long long)r->self.run_cnt,
+			pkts ? (double)r->self.run_cnt / (double)pkts : 0.0,
+			a, b);
+	}
+	if (r->self.recursion_misses)
+		fprintf(f, "        recursion misses %llu (counts are incomplete)\n",
+			(unsigned long long)r->self.recursion_misses);
+}
+
+
 void vb_report_text(FILE *f, const struct vb_results *r, const char *name)
 {
 	vb_report_text_opts(f, r, name, 0, false);
@@ -256,16 +314,19 @@ void vb_report_text_opts(FILE *f, const struct vb_results *r,
 			 const char *name, int width, bool per_flow)
 {
 	const uint64_t *c = r->totals.cnt;
-	uint64_t bytes = c[VB_C_BYTES], pkts = c[VB_C_PKTS];
+	uint64_t bytes = c[VB_C_BYTES], pkts = c[VB_C_PKTS], runs;
+	bool full = r->trace == VB_TRACE_FULL;
 	struct vb_metrics m;
-	char a[32], b[32], d[32], x[32], y[32];
+	char a[32], b[32], d[32], x[32], y[128];
 	size_t i;
 	int h;
 
-	vb_metrics_compute(&r->totals, &r->cost, &m);
+	vb_metrics_compute(&r->totals, &r->cost, r->trace, &m);
+	runs = vb_kb_runs(r->totals.cnt);
 	fprintf(f, "vsockbatch report: %s\n", name);
 	fprintf(f, "kernel %s, %s (%s)\n", r->kernel_release,
 		vb_mode_name(r->mode), r->detected_by);
+	vb_report_tracer(f, r);
 	fprintf(f, "recorded %.2f s:", (double)r->duration_ns / 1e9);
 	for (i = 0; i < r->argc; i++)
 		fprintf(f, " %s", r->argv[i]);
@@ -280,68 +341,75 @@ void vb_report_text_opts(FILE *f, const struct vb_results *r,
 	for (i = 0; i < r->nhooks; i++)
 		fprintf(f, " %s", r->hooks[i]);
 	fprintf(f, "\n\nTotals\n");
-	fprintf(f, "  packets        %llu (data %llu, control %llu, no socket %llu), %llu bytes\n",
+	fprintf(f, "  packets        %llu (data %llu, control %llu), %llu bytes\n",
 		(unsigned long long)pkts, (unsigned long long)c[VB_C_RW_PKTS],
 		(unsigned long long)c[VB_C_CTRL_PKTS],
-		(unsigned long long)c[VB_C_UNLOCKED_PKTS],
 		(unsigned long long)bytes);
 	fmt_num(a, sizeof(a), m.mean_batch_pkts, "%.2f");
 	fmt_num(b, sizeof(b), m.mean_batch_bytes, "%.0f");
-	fprintf(f, "  batches        %llu, mean %s packets / %s bytes; control-only windows %llu\n",
-		(unsigned long long)c[VB_C_BATCHES], a, b,
-		(unsigned long long)c[VB_C_CTRL_WINDOWS]);
-	vb_fmt_ns(a, sizeof(a), m.hold_mean_ns);
-	vb_fmt_ns(b, sizeof(b), m.hold_p50_ns);
-	vb_fmt_ns(d, sizeof(d), m.hold_p99_ns);
-	fprintf(f, "  lock hold      mean %s, p50 %s, p99 %s per batch\n", a, b, d);
-	fmt_num(a, sizeof(a), m.pct_deferred, "%.1f%%");
-	fmt_num(b, sizeof(b), m.dr_per_batch, "%.2f");
-	fprintf(f, "  data-ready     %llu inside the lock, %llu after unlock (%s deferred), %s per batch\n",
-		(unsigned long long)c[VB_C_DR_INSIDE],
-		(unsigned long long)c[VB_C_DR_AFTER], a, b);
-	vb_fmt_ns(a, sizeof(a), m.dr_lat_p50_ns);
-	vb_fmt_ns(b, sizeof(b), m.dr_lat_p99_ns);
-	fprintf(f, "  enqueue->ready p50 %s, p99 %s (last enqueue of the batch to sock_def_readable)\n",
-		a, b);
-	fprintf(f, "  write-space    %llu on the batch socket, %llu on other sockets (e.g. loopback sender)\n",
-		(unsigned long long)c[VB_C_WS_BATCH],
-		(unsigned long long)c[VB_C_WS_OTHER]);
-	vb_fmt_ns(a, sizeof(a), c[VB_C_USER_WAITS] ?
-		  (double)c[VB_C_USER_WAIT_NS] / (double)c[VB_C_USER_WAITS] : NAN);
-	vb_fmt_ns(b, sizeof(b), m.user_wait_p99_ns);
-	fprintf(f, "  user waits     %llu threads slept in __lock_sock, mean %s, p99 %s\n",
-		(unsigned long long)c[VB_C_USER_WAITS], a, b);
+	fmt_num(d, sizeof(d), m.batch_max, "%.0f");
+	fprintf(f, "  batches        %llu, mean %s packets / %s bytes, max %s packets",
+		(unsigned long long)c[VB_C_BATCHES], a, b, d);
+	if (full)
+		fprintf(f, "; control-only windows %llu",
+			(unsigned long long)c[VB_C_CTRL_WINDOWS]);
+	fprintf(f, "\n");
+	pcts(y, sizeof(y), r, VB_H_BATCH_PKTS);
+	fprintf(f, "  batch length   %s (exact)\n", y);
+	fmt_num(a, sizeof(a), m.lookups_per_pkt, "%.3f");
+	fprintf(f, "  lookup+lock    %s per packet (packets that joined no open run)\n", a);
+	if (full) {
+		vb_fmt_ns(a, sizeof(a), m.window_mean_ns);
+		pcts(y, sizeof(y), r, VB_H_WINDOW_NS);
+		fprintf(f, "  window         mean %s, %s (first packet event -> window end)\n",
+			a, y);
+		fmt_num(a, sizeof(a), m.pct_deferred, "%.1f%%");
+		fmt_num(b, sizeof(b), m.dr_per_batch, "%.2f");
+		fprintf(f, "  data-ready     %llu under the lock, %llu after the unlock (%s deferred), %s per batch\n",
+			(unsigned long long)c[VB_C_DR_INSIDE],
+			(unsigned long long)c[VB_C_DR_AFTER], a, b);
+	} else {
+		fprintf(f, "  data-ready     %llu runs ended with the readable callback due (light mode: no window times)\n",
+			(unsigned long long)c[VB_C_DR_AFTER]);
+	}
+	if (runs) {
+		vb_fmt_ns(a, sizeof(a), m.kb_hold_mean_ns);
+		pcts(y, sizeof(y), r, VB_H_KB_HOLD_NS);
+		fprintf(f, "  rx_batch runs  %llu, hold mean %s, %s; write_space in %llu\n  ends:",
+			(unsigned long long)runs, a, y,
+			(unsigned long long)c[VB_C_KB_WRITE_SPACE]);
+		for (i = 0; i <= VB_C_KB_R_OTHER - VB_C_KB_R_QUEUE; i++)
+			fprintf(f, " %s %llu", kb_reason_names[i],
+				(unsigned long long)c[VB_C_KB_R_QUEUE + i]);
+		fprintf(f, "\n");
+	}
 
-	fprintf(f, "\n  %-22s %12s %12s\n", "per", "packet", "MB (10^6 B)");
-	{
-		static const struct { const char *name; int id; } rows[] = {
-			{ "lookups", VB_C_LOOKUPS },
-			{ "lock acquisitions", VB_C_LOCK_ACQ },
-			{ "write-space", VB_C_WS_BATCH },
-			{ "data-ready inside", VB_C_DR_INSIDE },
-			{ "data-ready after", VB_C_DR_AFTER },
-			{ "batches", VB_C_BATCHES },
-		};
-
-		for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-			fmt_num(a, sizeof(a), pkts ? (double)c[rows[i].id] /
-				(double)pkts : NAN, "%.3f");
-			fmt_num(b, sizeof(b), per_mb(c[rows[i].id], bytes), "%.1f");
-			fprintf(f, "  %-22s %12s %12s\n", rows[i].name, a, b);
-		}
+	fprintf(f, "\nWhat batching costs%s\n", full ? "" : " (full mode only)");
+	if (full) {
+		vb_fmt_ns(a, sizeof(a), m.user_wait_mean_ns);
+		fmt_num(b, sizeof(b), m.user_waits_per_mb, "%.1f");
+		pcts(y, sizeof(y), r, VB_H_USER_WAIT_NS);
+		fprintf(f, "  reader waits   %llu behind the socket lock (%s per MB), mean %s, %s\n",
+			(unsigned long long)c[VB_C_USER_WAITS], b, a, y);
+		vb_fmt_ns(a, sizeof(a), m.dr_lat_mean_ns);
+		pcts(y, sizeof(y), r, VB_H_DR_LAT_NS);
+		fprintf(f, "  enqueue->ready mean %s, %s (first packet of a batch to its data-ready)\n",
+			a, y);
 	}
 
 	fprintf(f, "\nCPU cost\n");
-	vb_fmt_ns(a, sizeof(a), (double)c[VB_C_WORKER_NS]);
-	fmt_num(b, sizeof(b), m.worker_ns_per_byte, "%.2f");
-	fprintf(f, "  RX workers     %llu calls, %s inside worker functions, %s ns/byte\n",
-		(unsigned long long)c[VB_C_WORKER_CALLS], a, b);
+	if (full) {
+		vb_fmt_ns(a, sizeof(a), (double)c[VB_C_WORKER_NS]);
+		fmt_num(b, sizeof(b), m.worker_ns_per_byte, "%.2f");
+		fprintf(f, "  RX workers     %llu calls, %s inside worker functions, %s ns/byte\n",
+			(unsigned long long)c[VB_C_WORKER_CALLS], a, b);
+	}
 	if (r->cost.measured) {
 		fmt_num(x, sizeof(x), m.cost_per_byte, "%.2f");
 		fprintf(f, "  CPUs");
 		for (i = 0; i < r->cost.ncpus; i++)
 			fprintf(f, "%s%u", i ? "," : " ", r->cost.cpus[i]);
-		fprintf(f, "       %llu %s, %s %s\n",
+		fprintf(f, "       %llu %s, %s %s (traced: includes the tracer)\n",
 			(unsigned long long)r->cost.total,
 			vb_cost_unit_name(r->cost.unit), x,
 			vb_cost_per_byte_label(r->cost.unit));
@@ -352,45 +420,21 @@ void vb_report_text_opts(FILE *f, const struct vb_results *r,
 		fprintf(f, "  note: %s\n", r->cost.note);
 	fprintf(f, "  source: %s\n", r->cost.source);
 
-	if (c[VB_C_KB_RUNS]) {
-		fmt_num(y, sizeof(y), (double)c[VB_C_KB_PKTS] /
-			(double)c[VB_C_KB_RUNS], "%.2f");
-		fprintf(f, "\nKernel runs (vsock:virtio_transport_rx_batch)\n");
-		fprintf(f, "  %llu runs, mean %s packets; write_space %llu, data_ready %llu\n  ends:",
-			(unsigned long long)c[VB_C_KB_RUNS], y,
-			(unsigned long long)c[VB_C_KB_WRITE_SPACE],
-			(unsigned long long)c[VB_C_KB_DATA_READY]);
-		for (i = 0; i <= VB_C_KB_R_OTHER - VB_C_KB_R_QUEUE; i++)
-			fprintf(f, " %s %llu", kb_reason_names[i],
-				(unsigned long long)c[VB_C_KB_R_QUEUE + i]);
-		fprintf(f, "\n");
-	}
-	if (r->self.present) {
-		fprintf(f, "\nTracer\n  recursion misses %llu%s\n",
-			(unsigned long long)r->self.recursion_misses,
-			r->self.recursion_misses ? " (counts are incomplete)" : "");
-		if (r->self.bpf_stats) {
-			vb_fmt_ns(a, sizeof(a), (double)r->self.run_ns);
-			fmt_num(b, sizeof(b), pkts ? (double)r->self.run_ns /
-				(double)pkts : NAN, "%.0f");
-			fprintf(f, "  BPF programs   %llu runs, %s inside them, %s ns per packet\n",
-				(unsigned long long)r->self.run_cnt, a, b);
-		}
-	}
-	fprintf(f, "\n  nested locks   %llu (a child socket locked inside its listener's window)\n",
-		(unsigned long long)c[VB_C_NESTED_LOCKS]);
-	if (c[VB_C_MAP_FULL] || c[VB_C_EMPTY_WINDOWS])
-		fprintf(f, "  anomalies: map full %llu, worker windows without a packet %llu\n",
+	if (c[VB_C_MAP_FULL] || c[VB_C_STALE])
+		fprintf(f, "\n  anomalies: %llu windows of flows the flow map had no room for (counted under 'other flows'), %llu window states dropped without an end event\n",
 			(unsigned long long)c[VB_C_MAP_FULL],
-			(unsigned long long)c[VB_C_EMPTY_WINDOWS]);
+			(unsigned long long)c[VB_C_STALE]);
 
 	for (h = 0; h < VB_H_NR; h++) {
-		if (!vb_hist_total(r->totals.hist[h].slots, VB_MAX_SLOTS) &&
-		    (h == VB_H_KB_PKTS || h == VB_H_KB_HOLD_NS))
+		if (!vb_hist_total(r->totals.hist[h].slots, vb_hist_nslots(h)))
 			continue;
 		fprintf(f, "\n%s (%s)\n", vb_hist_descs[h], vb_hist_units[h]);
-		vb_hist_print(f, r->totals.hist[h].slots, VB_MAX_SLOTS,
-			      vb_hist_units[h]);
+		if (vb_hist_linear(h))
+			vb_lhist_print(f, r->totals.hist[h].slots,
+				       vb_hist_nslots(h), vb_hist_units[h]);
+		else
+			vb_hist_print(f, r->totals.hist[h].slots,
+				      VB_MAX_SLOTS, vb_hist_units[h]);
 	}
 	print_flows(f, r, width);
 	if (per_flow)
@@ -407,35 +451,74 @@ static json_t *metrics_json(const struct vb_metrics *m)
 {
 	json_t *o = json_object();
 
-	json_object_set_new(o, "mean_batch_pkts", num_or_null(m->mean_batch_pkts));
-	json_object_set_new(o, "mean_batch_bytes", num_or_null(m->mean_batch_bytes));
-	json_object_set_new(o, "hold_mean_ns", num_or_null(m->hold_mean_ns));
-	json_object_set_new(o, "hold_p50_ns", num_or_null(m->hold_p50_ns));
-	json_object_set_new(o, "hold_p99_ns", num_or_null(m->hold_p99_ns));
-	json_object_set_new(o, "dr_per_batch", num_or_null(m->dr_per_batch));
-	json_object_set_new(o, "pct_deferred", num_or_null(m->pct_deferred));
-	json_object_set_new(o, "dr_lat_p50_ns", num_or_null(m->dr_lat_p50_ns));
-	json_object_set_new(o, "dr_lat_p99_ns", num_or_null(m->dr_lat_p99_ns));
-	json_object_set_new(o, "lookups_per_pkt", num_or_null(m->lookups_per_pkt));
-	json_object_set_new(o, "locks_per_pkt", num_or_null(m->locks_per_pkt));
-	json_object_set_new(o, "ws_per_pkt", num_or_null(m->ws_per_pkt));
-	json_object_set_new(o, "dr_per_pkt", num_or_null(m->dr_per_pkt));
-	json_object_set_new(o, "user_wait_p99_ns", num_or_null(m->user_wait_p99_ns));
-	json_object_set_new(o, "worker_ns_per_byte", num_or_null(m->worker_ns_per_byte));
+#define M(f) json_object_set_new(o, #f, num_or_null(m->f))
+	M(mean_batch_pkts);
+	M(mean_batch_bytes);
+	M(batch_max);
+	M(window_mean_ns);
+	M(kb_hold_mean_ns);
+	M(dr_per_batch);
+	M(pct_deferred);
+	M(dr_lat_mean_ns);
+	M(lookups_per_pkt);
+	M(ws_per_pkt);
+	M(dr_per_pkt);
+	M(user_wait_mean_ns);
+	M(user_waits_per_mb);
+	M(worker_ns_per_byte);
+#undef M
 	return o;
 }
 
-/* A histogram's non-empty slots: [{ "low", "high" (null: open), "count" }]. */
-static json_t *hist_json(const uint64_t *slots)
+/* p50/p99 as text (exact for linear histograms, slot ranges for log2). */
+static json_t *pct_json(const struct vb_results *r)
 {
+	json_t *o = json_object(), *e;
+	char a[48];
+	int h;
+
+	for (h = 0; h < VB_H_NR; h++) {
+		uint64_t max = h == VB_H_BATCH_PKTS ? r->totals.cnt[VB_C_BATCH_MAX] : 0;
+		int p50 = vb_hist_pct_slot(r->totals.hist[h].slots,
+					   vb_hist_nslots(h), 50);
+		int p99 = vb_hist_pct_slot(r->totals.hist[h].slots,
+					   vb_hist_nslots(h), 99);
+
+		e = json_object();
+		json_object_set_new(e, "scheme", json_string(vb_hist_linear(h) ?
+				    VB_SCHEME_LINEAR : VB_SCHEME_LOG2));
+		json_object_set_new(e, "p50_slot", p50 < 0 ? json_null() : json_integer(p50));
+		json_object_set_new(e, "p99_slot", p99 < 0 ? json_null() : json_integer(p99));
+		vb_hist_pct_str(a, sizeof(a), r->totals.hist[h].slots,
+				vb_hist_nslots(h), vb_hist_linear(h), 50, max, false);
+		json_object_set_new(e, "p50", json_string(a));
+		vb_hist_pct_str(a, sizeof(a), r->totals.hist[h].slots,
+				vb_hist_nslots(h), vb_hist_linear(h), 99, max, false);
+		json_object_set_new(e, "p99", json_string(a));
+		json_object_set_new(o, vb_hist_names[h], e);
+	}
+	return o;
+}
+
+/*
+ * A histogram's non-empty slots: [{ "low", "high" (null: open), "count" }]
+ * (linear: low = high = the value, except the open last slot).
+ */
+static json_t *hist_json(const uint64_t *slots, int h)
+{
+	unsigned int i, n = vb_hist_nslots(h);
 	json_t *a = json_array(), *e;
 	uint64_t lo, hi;
-	unsigned int i;
 
-	for (i = 0; a && i < VB_MAX_SLOTS; i++) {
+	for (i = 0; a && i < n; i++) {
 		if (!slots[i])
 			continue;
-		vb_hist_bounds(i, VB_MAX_SLOTS, &lo, &hi);
+		if (vb_hist_linear(h)) {
+			lo = i;
+			hi = i == n - 1 ? UINT64_MAX : i;
+		} else {
+			vb_hist_bounds(i, n, &lo, &hi);
+		}
 		e = json_object();
 		json_object_set_new(e, "low", json_integer((json_int_t)lo));
 		json_object_set_new(e, "high", hi == UINT64_MAX ? json_null() :
@@ -455,9 +538,11 @@ static json_t *hists_json(const struct vb_agg *agg)
 	for (k = 0; o && k < VB_H_NR; k++) {
 		h = json_object();
 		json_object_set_new(h, "unit", json_string(vb_hist_units[k]));
+		json_object_set_new(h, "scheme", json_string(vb_hist_linear(k) ?
+				    VB_SCHEME_LINEAR : VB_SCHEME_LOG2));
 		json_object_set_new(h, "total", json_integer((json_int_t)
-			vb_hist_total(agg->hist[k].slots, VB_MAX_SLOTS)));
-		json_object_set_new(h, "slots", hist_json(agg->hist[k].slots));
+			vb_hist_total(agg->hist[k].slots, vb_hist_nslots(k))));
+		json_object_set_new(h, "slots", hist_json(agg->hist[k].slots, k));
 		json_object_set_new(o, vb_hist_names[k], h);
 	}
 	return o;
@@ -472,15 +557,18 @@ char *vb_report_json(const struct vb_results *r, const char *name)
 	size_t i;
 	int k;
 
-	vb_metrics_compute(&r->totals, &r->cost, &m);
+	vb_metrics_compute(&r->totals, &r->cost, r->trace, &m);
 	json_object_set_new(root, "file", json_string(name));
 	json_object_set_new(root, "kernel_release", json_string(r->kernel_release));
 	json_object_set_new(root, "mode", json_string(vb_mode_name(r->mode)));
 	json_object_set_new(root, "detected_by", json_string(r->detected_by));
 	json_object_set_new(root, "duration_s",
 			    json_real((double)r->duration_ns / 1e9));
+	json_object_set_new(root, "trace_mode", json_string(vb_trace_mode_name(r->trace)));
+	json_object_set_new(root, "version", json_integer(r->version));
 	o = metrics_json(&m);
 	json_object_set_new(root, "metrics", o);
+	json_object_set_new(root, "percentiles", pct_json(r));
 	o = json_object();
 	json_object_set_new(o, "unit", json_string(vb_cost_unit_name(r->cost.unit)));
 	json_object_set_new(o, "measured", json_boolean(r->cost.measured));
@@ -503,17 +591,16 @@ char *vb_report_json(const struct vb_results *r, const char *name)
 		const struct vb_flow *fl = &sorted[i];
 		struct vb_metrics fm;
 
-		vb_metrics_compute(&fl->agg, NULL, &fm);
+		vb_metrics_compute(&fl->agg, NULL, r->trace, &fm);
 		e = json_object();
 		json_object_set_new(e, "src_cid", json_integer(fl->key.src_cid));
 		json_object_set_new(e, "src_port", json_integer(fl->key.src_port));
 		json_object_set_new(e, "dst_cid", json_integer(fl->key.dst_cid));
 		json_object_set_new(e, "dst_port", json_integer(fl->key.dst_port));
-		json_object_set_new(e, "pkts", json_integer((json_int_t)fl->agg.cnt[VB_C_PKTS]));
-		json_object_set_new(e, "bytes", json_integer((json_int_t)fl->agg.cnt[VB_C_BYTES]));
+		json_object_set_new(e, "batch_pkts", json_integer((json_int_t)fl->agg.cnt[VB_C_BATCH_PKTS]));
+		json_object_set_new(e, "batch_bytes", json_integer((json_int_t)fl->agg.cnt[VB_C_BATCH_BYTES]));
 		json_object_set_new(e, "batches", json_integer((json_int_t)fl->agg.cnt[VB_C_BATCHES]));
 		json_object_set_new(e, "metrics", metrics_json(&fm));
-		json_object_set_new(e, "histograms", hists_json(&fl->agg));
 		json_array_append_new(a, e);
 	}
 	free(sorted);
@@ -534,16 +621,19 @@ char *vb_report_json(const struct vb_results *r, const char *name)
 		json_array_append_new(a, e);
 	}
 	json_object_set_new(root, "cpus", a);
-	if (r->self.present) {
-		o = json_object();
-		json_object_set_new(o, "recursion_misses",
-				    json_integer((json_int_t)r->self.recursion_misses));
-		json_object_set_new(o, "bpf_run_ns", r->self.bpf_stats ?
-				    json_integer((json_int_t)r->self.run_ns) : json_null());
-		json_object_set_new(o, "bpf_run_cnt", r->self.bpf_stats ?
-				    json_integer((json_int_t)r->self.run_cnt) : json_null());
-		json_object_set_new(root, "tracer", o);
-	}
+	o = json_object();
+	json_object_set_new(o, "mode", json_string(vb_trace_mode_name(r->trace)));
+	json_object_set_new(o, "recursion_misses",
+			    json_integer((json_int_t)r->self.recursion_misses));
+	json_object_set_new(o, "bpf_run_ns", r->self.bpf_stats ?
+			    json_integer((json_int_t)r->self.run_ns) : json_null());
+	json_object_set_new(o, "bpf_run_cnt", r->self.bpf_stats ?
+			    json_integer((json_int_t)r->self.run_cnt) : json_null());
+	json_object_set_new(o, "overhead_pct", r->self.overhead.measured ?
+			    json_real(r->self.overhead.pct) : json_null());
+	json_object_set_new(o, "overhead_payload", json_string(r->self.overhead.payload));
+	json_object_set_new(o, "overhead_source", json_string(r->self.overhead.source));
+	json_object_set_new(root, "tracer", o);
 	vb_results_labels_to_json(root, r);
 	/* one key per line: easy for awk in the busybox guest */
 	s = json_dumps(root, JSON_INDENT(2) | JSON_REAL_PRECISION(6));

@@ -19,29 +19,46 @@
 #include "results.h"
 
 const char *const vb_counter_names[VB_C_NR] = {
-#define VB_X(id, name, desc) [VB_C_##id] = name,
+#define VB_X(id, name, kind, desc) [VB_C_##id] = name,
 	VB_COUNTERS(VB_X)
 #undef VB_X
 };
 const char *const vb_counter_descs[VB_C_NR] = {
-#define VB_X(id, name, desc) [VB_C_##id] = desc,
+#define VB_X(id, name, kind, desc) [VB_C_##id] = desc,
 	VB_COUNTERS(VB_X)
 #undef VB_X
 };
+#define SUM false
+#define MAX true
+const bool vb_counter_is_max[VB_C_NR] = {
+#define VB_X(id, name, kind, desc) [VB_C_##id] = kind,
+	VB_COUNTERS(VB_X)
+#undef VB_X
+};
+#undef SUM
+#undef MAX
 const char *const vb_hist_names[VB_H_NR] = {
 #define VB_X(id, name, unit, desc) [VB_H_##id] = name,
-	VB_HISTS(VB_X)
+	VB_LOG2_HISTS(VB_X)
+	VB_LIN_HISTS(VB_X)
 #undef VB_X
 };
 const char *const vb_hist_units[VB_H_NR] = {
 #define VB_X(id, name, unit, desc) [VB_H_##id] = unit,
-	VB_HISTS(VB_X)
+	VB_LOG2_HISTS(VB_X)
+	VB_LIN_HISTS(VB_X)
 #undef VB_X
 };
 const char *const vb_hist_descs[VB_H_NR] = {
 #define VB_X(id, name, unit, desc) [VB_H_##id] = desc,
-	VB_HISTS(VB_X)
+	VB_LOG2_HISTS(VB_X)
+	VB_LIN_HISTS(VB_X)
 #undef VB_X
+};
+
+const struct vb_flow_key vb_other_flows = {
+	.src_cid = UINT32_MAX, .src_port = UINT32_MAX,
+	.dst_cid = UINT32_MAX, .dst_port = UINT32_MAX,
 };
 
 const char *vb_mode_name(enum vb_kernel_mode mode)
@@ -54,6 +71,25 @@ const char *vb_mode_name(enum vb_kernel_mode mode)
 	default:
 		return "unknown";
 	}
+}
+
+const char *vb_trace_mode_name(enum vb_trace_mode m)
+{
+	return m == VB_TRACE_LIGHT ? "light" : m == VB_TRACE_FULL ? "full"
+								: "auto";
+}
+
+int vb_trace_mode_parse(const char *s, enum vb_trace_mode *m)
+{
+	if (!strcmp(s, "light"))
+		*m = VB_TRACE_LIGHT;
+	else if (!strcmp(s, "full"))
+		*m = VB_TRACE_FULL;
+	else if (!strcmp(s, "auto"))
+		*m = VB_TRACE_AUTO;
+	else
+		return -EINVAL;
+	return 0;
 }
 
 const char *vb_cost_unit_name(enum vb_cost_unit unit)
@@ -175,23 +211,23 @@ const char *vb_results_label(const struct vb_results *r, const char *key)
 
 /* ------------------------------------------------------------------ save */
 
-static json_t *agg_counters_json(const struct vb_agg *a)
+static json_t *agg_counters_json(const struct vb_agg *a, int n)
 {
 	json_t *o = json_object();
 	int i;
 
-	for (i = 0; o && i < VB_C_NR; i++)
+	for (i = 0; o && i < n; i++)
 		json_object_set_new(o, vb_counter_names[i],
 				    json_integer((json_int_t)a->cnt[i]));
 	return o;
 }
 
-static json_t *slots_json(const struct vb_uhist *h)
+static json_t *slots_json(const struct vb_uhist *h, unsigned int n)
 {
 	json_t *a = json_array();
-	int i;
+	unsigned int i;
 
-	for (i = 0; a && i < VB_MAX_SLOTS; i++)
+	for (i = 0; a && i < n; i++)
 		json_array_append_new(a, json_integer((json_int_t)h->slots[i]));
 	return a;
 }
@@ -204,7 +240,10 @@ static json_t *agg_hists_json(const struct vb_agg *a)
 	for (i = 0; o && i < VB_H_NR; i++) {
 		h = json_object();
 		json_object_set_new(h, "unit", json_string(vb_hist_units[i]));
-		json_object_set_new(h, "slots", slots_json(&a->hist[i]));
+		json_object_set_new(h, "scheme", json_string(vb_hist_linear(i) ?
+				    VB_SCHEME_LINEAR : VB_SCHEME_LOG2));
+		json_object_set_new(h, "slots", slots_json(&a->hist[i],
+							   vb_hist_nslots(i)));
 		json_object_set_new(o, vb_hist_names[i], h);
 	}
 	return o;
@@ -257,8 +296,7 @@ static json_t *results_json(const struct vb_results *r)
 			    json_integer((json_int_t)r->duration_ns));
 	json_object_set_new(root, "start_unix_ns",
 			    json_integer((json_int_t)r->start_unix_ns));
-	json_object_set_new(root, "hist_scheme", json_string(VB_HIST_SCHEME));
-	json_object_set_new(root, "totals", agg_counters_json(&r->totals));
+	json_object_set_new(root, "totals", agg_counters_json(&r->totals, VB_C_NR));
 	json_object_set_new(root, "histograms", agg_hists_json(&r->totals));
 
 	a = json_array();
@@ -270,8 +308,7 @@ static json_t *results_json(const struct vb_results *r)
 		json_object_set_new(e, "src_port", json_integer(f->key.src_port));
 		json_object_set_new(e, "dst_cid", json_integer(f->key.dst_cid));
 		json_object_set_new(e, "dst_port", json_integer(f->key.dst_port));
-		json_object_set_new(e, "counters", agg_counters_json(&f->agg));
-		json_object_set_new(e, "histograms", agg_hists_json(&f->agg));
+		json_object_set_new(e, "counters", agg_counters_json(&f->agg, VB_FC_NR));
 		json_array_append_new(a, e);
 	}
 	json_object_set_new(root, "flows", a);
@@ -282,7 +319,7 @@ static json_t *results_json(const struct vb_results *r)
 
 		e = json_object();
 		json_object_set_new(e, "cpu", json_integer(c->cpu));
-		json_object_set_new(e, "counters", agg_counters_json(&c->agg));
+		json_object_set_new(e, "counters", agg_counters_json(&c->agg, VB_C_NR));
 		json_object_set_new(e, "cost", json_integer(c->cost));
 		json_array_append_new(a, e);
 	}
@@ -302,15 +339,21 @@ static json_t *results_json(const struct vb_results *r)
 	json_object_set_new(root, "cpu_cost", o);
 
 	vb_results_labels_to_json(root, r);
-	if (r->self.present) {
-		o = json_object();
-		json_object_set_new(o, "recursion_misses",
-				    json_integer((json_int_t)r->self.recursion_misses));
-		json_object_set_new(o, "bpf_stats", json_boolean(r->self.bpf_stats));
-		json_object_set_new(o, "run_ns", json_integer((json_int_t)r->self.run_ns));
-		json_object_set_new(o, "run_cnt", json_integer((json_int_t)r->self.run_cnt));
-		json_object_set_new(root, "tracer", o);
-	}
+	o = json_object();
+	json_object_set_new(o, "mode", json_string(vb_trace_mode_name(r->trace)));
+	json_object_set_new(o, "recursion_misses",
+			    json_integer((json_int_t)r->self.recursion_misses));
+	json_object_set_new(o, "bpf_stats", json_boolean(r->self.bpf_stats));
+	json_object_set_new(o, "run_ns", json_integer((json_int_t)r->self.run_ns));
+	json_object_set_new(o, "run_cnt", json_integer((json_int_t)r->self.run_cnt));
+	e = json_object();
+	json_object_set_new(e, "measured", json_boolean(r->self.overhead.measured));
+	json_object_set_new(e, "insns_per_byte_pct", r->self.overhead.measured ?
+			    json_real(r->self.overhead.pct) : json_null());
+	json_object_set_new(e, "payload", json_string(r->self.overhead.payload));
+	json_object_set_new(e, "source", json_string(r->self.overhead.source));
+	json_object_set_new(o, "overhead", e);
+	json_object_set_new(root, "tracer", o);
 	return root;
 }
 
@@ -379,6 +422,7 @@ out:
 struct ld {
 	char *err;
 	size_t errlen;
+	bool v1;	/* a version-1 file: see load_v1_counters() */
 };
 
 static int fail(struct ld *ld, int code, const char *fmt, ...)
@@ -475,19 +519,88 @@ static int get_strv(struct ld *ld, json_t *obj, const char *key,
 	return 0;
 }
 
-static int load_counters(struct ld *ld, json_t *o, const char *where,
-			 struct vb_agg *a)
+/*
+ * A version-1 file (the tracer before light/full modes) still loads, so
+ * committed sets stay readable: counters that kept their name are read,
+ * the others are 0.  What changed meaning:
+ *   hold_ns (lock_sock -> release_sock) is taken as window_ns;
+ *   on patched kernels batches/batch_pkts/batch_bytes are the kernel's
+ *   runs (kb_runs/kb_pkts/kb_bytes), as version 2 counts them;
+ *   batch lengths were log2: the linear histogram and batch_max are
+ *   empty (0), so only the mean length is known.
+ */
+static int load_v1_counters(struct ld *ld, json_t *o, const char *where,
+			    struct vb_agg *a, int n)
 {
+	static const char *const runs[] = { "kb_runs", "kb_pkts", "kb_bytes" };
+	static const int to[] = { VB_C_BATCHES, VB_C_BATCH_PKTS, VB_C_BATCH_BYTES };
+	uint64_t v = 0;
 	int i, err;
 
-	for (i = 0; i < VB_C_NR; i++) {
-		/* newer counters: absent in older files, read as 0 */
-		if (i >= VB_C_FIRST_OPTIONAL &&
-		    !json_object_get(o, vb_counter_names[i]))
+	for (i = 0; i < n; i++) {
+		if (!json_object_get(o, vb_counter_names[i]))
 			continue;
 		err = get_u64(ld, o, where, vb_counter_names[i], &a->cnt[i]);
 		if (err)
 			return err;
+	}
+	a->cnt[VB_C_BATCH_MAX] = 0;
+	if (json_object_get(o, "hold_ns") &&
+	    (err = get_u64(ld, o, where, "hold_ns", &a->cnt[VB_C_WINDOW_NS])))
+		return err;
+	if (!json_object_get(o, "kb_runs") ||
+	    (err = get_u64(ld, o, where, "kb_runs", &v)) || !v)
+		return 0;
+	for (i = 0; i < 3; i++) {
+		if (!json_object_get(o, runs[i]))
+			continue;
+		err = get_u64(ld, o, where, runs[i], &a->cnt[to[i]]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int load_counters(struct ld *ld, json_t *o, const char *where,
+			 struct vb_agg *a, int n)
+{
+	int i, err;
+
+	if (ld->v1)
+		return load_v1_counters(ld, o, where, a, n);
+	for (i = 0; i < n; i++) {
+		err = get_u64(ld, o, where, vb_counter_names[i], &a->cnt[i]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Version 1: log2 histograms by name (hold_ns as window_ns), 32 slots. */
+static int load_v1_hists(struct ld *ld, json_t *o, const char *where,
+			 struct vb_agg *a)
+{
+	json_t *h, *slots, *e;
+	const char *name;
+	size_t j;
+	int i;
+
+	for (i = 0; i < VB_H_LOG2_NR; i++) {
+		name = i == VB_H_WINDOW_NS ? "hold_ns" : vb_hist_names[i];
+		h = json_object_get(o, name);
+		slots = h ? json_object_get(h, "slots") : NULL;
+		if (!slots)
+			continue;
+		if (!json_is_array(slots) || json_array_size(slots) != VB_MAX_SLOTS)
+			return fail(ld, -EINVAL, "\"%s%s.slots\" is not %d counts",
+				    where, name, VB_MAX_SLOTS);
+		json_array_foreach(slots, j, e) {
+			if (!json_is_integer(e) || json_integer_value(e) < 0)
+				return fail(ld, -EINVAL,
+					    "\"%s%s.slots[%zu]\" is not a count",
+					    where, name, j);
+			a->hist[i].slots[j] = (uint64_t)json_integer_value(e);
+		}
 	}
 	return 0;
 }
@@ -496,25 +609,30 @@ static int load_hists(struct ld *ld, json_t *o, const char *where,
 		      struct vb_agg *a)
 {
 	char w[96];
-	json_t *h = NULL, *slots = NULL, *e;
+	json_t *h = NULL, *slots = NULL, *e, *sc = NULL;
+	const char *want;
 	size_t j;
 	int i, err;
 
 	for (i = 0; i < VB_H_NR; i++) {
-		if (i >= VB_H_FIRST_OPTIONAL &&
-		    !json_object_get(o, vb_hist_names[i]))
-			continue;
 		err = get(ld, o, where, vb_hist_names[i], JSON_OBJECT, &h);
 		if (err)
 			return err;
 		snprintf(w, sizeof(w), "%s%s.", where, vb_hist_names[i]);
+		want = vb_hist_linear(i) ? VB_SCHEME_LINEAR : VB_SCHEME_LOG2;
+		err = get(ld, h, w, "scheme", JSON_STRING, &sc);
+		if (err)
+			return err;
+		if (strcmp(json_string_value(sc), want))
+			return fail(ld, -EINVAL, "\"%sscheme\" is \"%s\", expected \"%s\"",
+				    w, json_string_value(sc), want);
 		err = get(ld, h, w, "slots", JSON_ARRAY, &slots);
 		if (err)
 			return err;
-		if (json_array_size(slots) != VB_MAX_SLOTS)
+		if (json_array_size(slots) != vb_hist_nslots(i))
 			return fail(ld, -EINVAL,
-				    "\"%sslots\" has %zu entries, expected %d",
-				    w, json_array_size(slots), VB_MAX_SLOTS);
+				    "\"%sslots\" has %zu entries, expected %u",
+				    w, json_array_size(slots), vb_hist_nslots(i));
 		json_array_foreach(slots, j, e) {
 			if (!json_is_integer(e) || json_integer_value(e) < 0)
 				return fail(ld, -EINVAL,
@@ -545,12 +663,13 @@ static int load_root(struct ld *ld, json_t *root, struct vb_results *r)
 	v = json_object_get(root, "version");
 	if (!v || !json_is_integer(v))
 		return fail(ld, -EINVAL, "missing or non-integer \"version\"");
-	if (json_integer_value(v) != VB_RESULTS_VERSION)
+	ld->v1 = json_integer_value(v) == 1;
+	if (!ld->v1 && json_integer_value(v) != VB_RESULTS_VERSION)
 		return fail(ld, -EPROTO,
 			    "unsupported results version %lld (this vsockbatch reads version %d)",
 			    (long long)json_integer_value(v),
 			    VB_RESULTS_VERSION);
-	r->version = VB_RESULTS_VERSION;
+	r->version = ld->v1 ? 1 : VB_RESULTS_VERSION;
 
 	if ((err = get_str(ld, root, "", "tool", r->tool, sizeof(r->tool))) ||
 	    (err = get_strv(ld, root, "command_line", &r->argv, &r->argc)) ||
@@ -572,16 +691,13 @@ static int load_root(struct ld *ld, json_t *root, struct vb_results *r)
 
 	if ((err = get_strv(ld, root, "hooks", &r->hooks, &r->nhooks)) ||
 	    (err = get_u64(ld, root, "", "duration_ns", &r->duration_ns)) ||
-	    (err = get_u64(ld, root, "", "start_unix_ns", &r->start_unix_ns)) ||
-	    (err = get(ld, root, "", "hist_scheme", JSON_STRING, &v)))
+	    (err = get_u64(ld, root, "", "start_unix_ns", &r->start_unix_ns)))
 		return err;
-	if (strcmp(json_string_value(v), VB_HIST_SCHEME))
-		return fail(ld, -EINVAL, "unknown \"hist_scheme\" \"%s\"",
-			    json_string_value(v));
 	if ((err = get(ld, root, "", "totals", JSON_OBJECT, &o)) ||
-	    (err = load_counters(ld, o, "totals.", &r->totals)) ||
+	    (err = load_counters(ld, o, "totals.", &r->totals, VB_C_NR)) ||
 	    (err = get(ld, root, "", "histograms", JSON_OBJECT, &o)) ||
-	    (err = load_hists(ld, o, "histograms.", &r->totals)))
+	    (err = ld->v1 ? load_v1_hists(ld, o, "histograms.", &r->totals)
+			  : load_hists(ld, o, "histograms.", &r->totals)))
 		return err;
 
 	if ((err = get(ld, root, "", "flows", JSON_ARRAY, &a)))
@@ -602,9 +718,7 @@ static int load_root(struct ld *ld, json_t *root, struct vb_results *r)
 		    (err = get_u32(ld, e, w, "dst_cid", &f->key.dst_cid)) ||
 		    (err = get_u32(ld, e, w, "dst_port", &f->key.dst_port)) ||
 		    (err = get(ld, e, w, "counters", JSON_OBJECT, &c)) ||
-		    (err = load_counters(ld, c, w, &f->agg)) ||
-		    (err = get(ld, e, w, "histograms", JSON_OBJECT, &c)) ||
-		    (err = load_hists(ld, c, w, &f->agg)))
+		    (err = load_counters(ld, c, w, &f->agg, VB_FC_NR)))
 			return err;
 		r->nflows++;
 	}
@@ -624,7 +738,7 @@ static int load_root(struct ld *ld, json_t *root, struct vb_results *r)
 			return fail(ld, -EINVAL, "\"per_cpu[%zu]\" is not an object", i);
 		if ((err = get_u32(ld, e, w, "cpu", &cp->cpu)) ||
 		    (err = get(ld, e, w, "counters", JSON_OBJECT, &c)) ||
-		    (err = load_counters(ld, c, w, &cp->agg)) ||
+		    (err = load_counters(ld, c, w, &cp->agg, VB_C_NR)) ||
 		    (err = get(ld, e, w, "cost", JSON_INTEGER, &v)))
 			return err;
 		cp->cost = json_integer_value(v);
@@ -664,21 +778,52 @@ static int load_root(struct ld *ld, json_t *root, struct vb_results *r)
 		r->cost.cpus[r->cost.ncpus++] = (uint32_t)json_integer_value(e);
 	}
 
-	o = json_object_get(root, "tracer");	/* optional */
-	if (o) {
-		if (!json_is_object(o))
-			return fail(ld, -EINVAL, "\"tracer\" is not an object");
-		if ((err = get_u64(ld, o, "tracer.", "recursion_misses",
-				   &r->self.recursion_misses)) ||
-		    (err = get(ld, o, "tracer.", "bpf_stats", JSON_TRUE, &v)))
+	if (ld->v1) {
+		/* the old tracer: window hooks on every packet, like full */
+		r->trace = VB_TRACE_FULL;
+		snprintf(r->self.overhead.source, sizeof(r->self.overhead.source),
+			 "version-1 file: the tracer before light/full modes");
+		o = json_object_get(root, "tracer");	/* optional in v1 */
+		if (o && ((err = get_u64(ld, o, "tracer.", "recursion_misses",
+					 &r->self.recursion_misses)) ||
+			  (err = get_u64(ld, o, "tracer.", "run_ns", &r->self.run_ns)) ||
+			  (err = get_u64(ld, o, "tracer.", "run_cnt", &r->self.run_cnt))))
 			return err;
-		r->self.bpf_stats = json_is_true(v);
-		if ((err = get_u64(ld, o, "tracer.", "run_ns", &r->self.run_ns)) ||
-		    (err = get_u64(ld, o, "tracer.", "run_cnt", &r->self.run_cnt)))
-			return err;
-		r->self.present = true;
+		if (o && (v = json_object_get(o, "bpf_stats")))
+			r->self.bpf_stats = json_is_true(v);
+		goto labels;
+	}
+	if ((err = get(ld, root, "", "tracer", JSON_OBJECT, &o)) ||
+	    (err = get_str(ld, o, "tracer.", "mode", buf, sizeof(buf))))
+		return err;
+	if (vb_trace_mode_parse(buf, &r->trace) || r->trace == VB_TRACE_AUTO)
+		return fail(ld, -EINVAL, "\"tracer.mode\" is \"%s\"", buf);
+	if ((err = get_u64(ld, o, "tracer.", "recursion_misses",
+			   &r->self.recursion_misses)) ||
+	    (err = get(ld, o, "tracer.", "bpf_stats", JSON_TRUE, &v)))
+		return err;
+	r->self.bpf_stats = json_is_true(v);
+	if ((err = get_u64(ld, o, "tracer.", "run_ns", &r->self.run_ns)) ||
+	    (err = get_u64(ld, o, "tracer.", "run_cnt", &r->self.run_cnt)) ||
+	    (err = get(ld, o, "tracer.", "overhead", JSON_OBJECT, &c)) ||
+	    (err = get(ld, c, "tracer.overhead.", "measured", JSON_TRUE, &v)))
+		return err;
+	r->self.overhead.measured = json_is_true(v);
+	if ((err = get_str(ld, c, "tracer.overhead.", "payload",
+			   r->self.overhead.payload,
+			   sizeof(r->self.overhead.payload))) ||
+	    (err = get_str(ld, c, "tracer.overhead.", "source",
+			   r->self.overhead.source,
+			   sizeof(r->self.overhead.source))))
+		return err;
+	if (r->self.overhead.measured) {
+		v = json_object_get(c, "insns_per_byte_pct");
+		if (!v || !json_is_number(v))
+			return fail(ld, -EINVAL, "field \"tracer.overhead.insns_per_byte_pct\" is not a number");
+		r->self.overhead.pct = json_number_value(v);
 	}
 
+labels:
 	o = json_object_get(root, "labels");	/* optional */
 	if (o) {
 		if (!json_is_object(o))
@@ -697,7 +842,7 @@ static int load_root(struct ld *ld, json_t *root, struct vb_results *r)
 static int load_json(json_t *root, json_error_t *jerr, const char *name,
 		     struct vb_results *r, char *errbuf, size_t errlen)
 {
-	struct ld ld = { errbuf, errlen };
+	struct ld ld = { errbuf, errlen, false };
 	int err;
 
 	vb_results_init(r);
@@ -773,35 +918,46 @@ static double ratio(uint64_t a, uint64_t b)
 }
 
 void vb_metrics_compute(const struct vb_agg *a, const struct vb_cost *cost,
-			struct vb_metrics *m)
+			enum vb_trace_mode trace, struct vb_metrics *m)
 {
 	const uint64_t *c = a->cnt;
 	uint64_t dr = c[VB_C_DR_INSIDE] + c[VB_C_DR_AFTER];
+	uint64_t joined = c[VB_C_BATCH_PKTS] > c[VB_C_BATCHES]
+			  ? c[VB_C_BATCH_PKTS] - c[VB_C_BATCHES] : 0;
+	bool full = trace == VB_TRACE_FULL;
 
 	m->mean_batch_pkts = ratio(c[VB_C_BATCH_PKTS], c[VB_C_BATCHES]);
 	m->mean_batch_bytes = ratio(c[VB_C_BATCH_BYTES], c[VB_C_BATCHES]);
-	m->hold_mean_ns = ratio(c[VB_C_HOLD_NS], c[VB_C_BATCHES]);
-	m->hold_p50_ns = vb_hist_percentile(a->hist[VB_H_HOLD_NS].slots,
-					    VB_MAX_SLOTS, 50);
-	m->hold_p99_ns = vb_hist_percentile(a->hist[VB_H_HOLD_NS].slots,
-					    VB_MAX_SLOTS, 99);
-	m->dr_per_batch = ratio(dr, c[VB_C_BATCHES]);
-	m->pct_deferred = dr ? 100.0 * (double)c[VB_C_DR_AFTER] / (double)dr
-			     : NAN;
-	m->dr_lat_p50_ns = vb_hist_percentile(a->hist[VB_H_DR_LAT_NS].slots,
-					      VB_MAX_SLOTS, 50);
-	m->dr_lat_p99_ns = vb_hist_percentile(a->hist[VB_H_DR_LAT_NS].slots,
-					      VB_MAX_SLOTS, 99);
-	m->lookups_per_pkt = ratio(c[VB_C_LOOKUPS], c[VB_C_PKTS]);
-	m->locks_per_pkt = ratio(c[VB_C_LOCK_ACQ], c[VB_C_PKTS]);
-	m->ws_per_pkt = ratio(c[VB_C_WS_BATCH], c[VB_C_PKTS]);
-	m->dr_per_pkt = ratio(dr, c[VB_C_PKTS]);
-	m->user_wait_p99_ns =
-		vb_hist_percentile(a->hist[VB_H_USER_WAIT_NS].slots,
-				   VB_MAX_SLOTS, 99);
+	m->batch_max = c[VB_C_BATCHES] ? (double)c[VB_C_BATCH_MAX] : NAN;
+	m->window_mean_ns = full ? ratio(c[VB_C_WINDOW_NS], c[VB_C_BATCHES])
+				 : NAN;
+	m->kb_hold_mean_ns = c[VB_C_KB_HOLD_NS]
+		? ratio(c[VB_C_KB_HOLD_NS], c[VB_C_BATCHES]) : NAN;
+	/* light mode sees the deferred calls only (rx_batch's flag) */
+	m->dr_per_batch = full ? ratio(dr, c[VB_C_BATCHES]) : NAN;
+	m->pct_deferred = full && dr ? 100.0 * (double)c[VB_C_DR_AFTER] /
+				       (double)dr : NAN;
+	m->dr_lat_mean_ns = full ? ratio(c[VB_C_DR_LAT_NS], c[VB_C_DR_LAT_N])
+				 : NAN;
+	/*
+	 * Every packet that does not join an open run is looked up and
+	 * locked on its own (virtio_transport_recv_pkt or the series'
+	 * unbatched path); a run of n packets saves n - 1 of them.
+	 */
+	m->lookups_per_pkt = c[VB_C_PKTS] >= joined
+		? ratio(c[VB_C_PKTS] - joined, c[VB_C_PKTS]) : NAN;
+	m->ws_per_pkt = c[VB_C_KB_HOLD_NS] || c[VB_C_KB_WRITE_SPACE]
+		? ratio(c[VB_C_KB_WRITE_SPACE], c[VB_C_PKTS]) : NAN;
+	m->dr_per_pkt = full ? ratio(dr, c[VB_C_PKTS]) : NAN;
+	m->user_wait_mean_ns = full ? ratio(c[VB_C_USER_WAIT_NS],
+					    c[VB_C_USER_WAITS]) : NAN;
+	m->user_waits_per_mb = full && c[VB_C_BYTES]
+		? (double)c[VB_C_USER_WAITS] * 1e6 / (double)c[VB_C_BYTES]
+		: NAN;
 	m->cost_per_byte = (cost && cost->measured)
 				   ? ratio(cost->total, c[VB_C_BYTES]) : NAN;
-	m->worker_ns_per_byte = ratio(c[VB_C_WORKER_NS], c[VB_C_BYTES]);
+	m->worker_ns_per_byte = full ? ratio(c[VB_C_WORKER_NS], c[VB_C_BYTES])
+				     : NAN;
 }
 
 void vb_agg_add(struct vb_agg *a, const struct vb_agg *b)
@@ -809,9 +965,12 @@ void vb_agg_add(struct vb_agg *a, const struct vb_agg *b)
 	int i, j;
 
 	for (i = 0; i < VB_C_NR; i++)
-		a->cnt[i] += b->cnt[i];
+		if (!vb_counter_is_max[i])
+			a->cnt[i] += b->cnt[i];
+		else if (b->cnt[i] > a->cnt[i])
+			a->cnt[i] = b->cnt[i];
 	for (i = 0; i < VB_H_NR; i++)
-		for (j = 0; j < VB_MAX_SLOTS; j++)
+		for (j = 0; j < VB_LIN_SLOTS; j++)
 			a->hist[i].slots[j] += b->hist[i].slots[j];
 }
 
@@ -825,9 +984,10 @@ void vb_agg_sub(struct vb_agg *a, const struct vb_agg *b)
 	int i, j;
 
 	for (i = 0; i < VB_C_NR; i++)
-		a->cnt[i] = sub0(a->cnt[i], b->cnt[i]);
+		if (!vb_counter_is_max[i])
+			a->cnt[i] = sub0(a->cnt[i], b->cnt[i]);
 	for (i = 0; i < VB_H_NR; i++)
-		for (j = 0; j < VB_MAX_SLOTS; j++)
+		for (j = 0; j < VB_LIN_SLOTS; j++)
 			a->hist[i].slots[j] = sub0(a->hist[i].slots[j],
 						   b->hist[i].slots[j]);
 }

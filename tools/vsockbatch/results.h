@@ -4,24 +4,29 @@
  * JSON load/save (jansson).  Written by `record`, read by `report`,
  * `compare` and `top --replay`.
  *
- * File schema ("format": "vsockbatch-results", "version": 1), all keys
+ * File schema ("format": "vsockbatch-results", "version": 2), all keys
  * required unless marked optional:
  *   format, version, tool, command_line[],
  *   kernel { release, mode ("batched"|"baseline"|"unknown"), detected_by },
- *   hooks[] (programs in use, e.g. "fentry/release_sock"),
- *   duration_ns, start_unix_ns, hist_scheme,
+ *   tracer { mode ("light"|"full"), recursion_misses, bpf_stats, run_ns,
+ *            run_cnt (run_* only with record --bpf-stats),
+ *            overhead { measured, insns_per_byte_pct, payload, source } }
+ *            (the tracer's own cost for this mode and kernel, as measured
+ *            by the committed overhead set; measured false = no figure),
+ *   hooks[] (programs in use, e.g. "fentry/vsock_data_ready"),
+ *   duration_ns, start_unix_ns,
  *   totals { <every VB_COUNTERS name>: integer },
- *   histograms { <every VB_HISTS name>: { unit, slots[VB_MAX_SLOTS] } },
- *   flows[] { src_cid, src_port, dst_cid, dst_port, counters{...},
- *             histograms{...} },
- *   per_cpu[] { cpu, counters{...}, cost (integer, -1 = not measured) }
- *             (counters only: per-CPU histograms are not stored),
+ *   histograms { <every histogram name>: { unit, scheme ("log2z"|"linear"),
+ *                slots[VB_MAX_SLOTS or VB_LIN_SLOTS] } },
+ *   flows[] { src_cid, src_port, dst_cid, dst_port,
+ *             counters { <every VB_FLOW_COUNTERS name> } },
+ *   per_cpu[] { cpu, counters{...}, cost (integer, -1 = not measured) },
  *   cpu_cost { unit ("cycles"|"cpu-clock-ns"), source, note, measured,
  *              total, cpus[] },
  *   labels { key: string }   (optional; record --label key=value)
- *   tracer { recursion_misses, bpf_stats, run_ns, run_cnt }  (optional:
- *            the tracer's own cost; run_* only with record --bpf-stats)
  * Counters and histograms are the lists in include/vsockbatch.h.
+ * Version 1 files (the tracer before light/full modes: log2 batch
+ * lengths, 6 hooks per packet) are refused with a reason.
  */
 #ifndef VSOCKBATCH_RESULTS_H
 #define VSOCKBATCH_RESULTS_H
@@ -33,8 +38,9 @@
 #include "vsockbatch.h"
 
 #define VB_RESULTS_FORMAT	"vsockbatch-results"
-#define VB_RESULTS_VERSION	1
-#define VB_HIST_SCHEME		"log2z: slot0=0, slot i=[2^(i-1),2^i-1], last open"
+#define VB_RESULTS_VERSION	2
+#define VB_SCHEME_LOG2		"log2z"
+#define VB_SCHEME_LINEAR	"linear"
 
 enum vb_kernel_mode {
 	VB_MODE_UNKNOWN = 0,
@@ -47,9 +53,19 @@ enum vb_cost_unit {
 	VB_COST_CPU_CLOCK_NS,	/* no PMU: busy ns from cpu-clock */
 };
 
-/* User-space histogram: u64 so per-CPU sums cannot wrap. */
+/* What the tracer attached: see bpf/vsockbatch.bpf.c and README. */
+enum vb_trace_mode {
+	VB_TRACE_AUTO = 0,	/* light where the kernel allows it, else full */
+	VB_TRACE_LIGHT,		/* the two vsock tracepoints only */
+	VB_TRACE_FULL,		/* + vsock function hooks: window timings */
+};
+
+/*
+ * User-space histogram: u64 so per-CPU sums cannot wrap.  Log2z
+ * histograms use the first VB_MAX_SLOTS slots (vb_hist_nslots()).
+ */
 struct vb_uhist {
-	uint64_t slots[VB_MAX_SLOTS];
+	uint64_t slots[VB_LIN_SLOTS];
 };
 
 struct vb_agg {
@@ -57,6 +73,11 @@ struct vb_agg {
 	struct vb_uhist hist[VB_H_NR];
 };
 
+/* Flow key of the "other flows" row: windows of flows the flow map had no
+ * room for (map_full counts them). */
+extern const struct vb_flow_key vb_other_flows;
+
+/* A flow: window counters only (the VB_FLOW_COUNTERS part of agg). */
 struct vb_flow {
 	struct vb_flow_key key;
 	struct vb_agg agg;
@@ -83,13 +104,25 @@ struct vb_cost {
 	size_t ncpus;
 };
 
-/* The tracer's own cost and health (optional in the file). */
+/*
+ * The tracer's measured overhead for a mode, kernel and payload: guest
+ * instructions per byte, traced vs untraced (QEMU -icount), from the
+ * committed overhead set.
+ */
+struct vb_overhead {
+	bool measured;
+	double pct;		/* +x % instructions per byte */
+	char payload[16];	/* payload of the measurement used */
+	char source[96];	/* results set */
+};
+
+/* The tracer's own cost and health. */
 struct vb_self {
-	bool present;
 	uint64_t recursion_misses;	/* program runs the kernel skipped */
 	bool bpf_stats;			/* run_ns/run_cnt valid */
 	uint64_t run_ns;		/* time inside the BPF programs */
 	uint64_t run_cnt;		/* program runs */
+	struct vb_overhead overhead;
 };
 
 struct vb_results {
@@ -100,6 +133,7 @@ struct vb_results {
 	char kernel_release[128];
 	enum vb_kernel_mode mode;
 	char detected_by[160];	/* how mode was decided */
+	enum vb_trace_mode trace;	/* LIGHT or FULL */
 	char **hooks;
 	size_t nhooks;
 	uint64_t duration_ns;
@@ -121,8 +155,34 @@ extern const char *const vb_counter_descs[VB_C_NR];
 extern const char *const vb_hist_names[VB_H_NR];
 extern const char *const vb_hist_units[VB_H_NR];
 extern const char *const vb_hist_descs[VB_H_NR];
+/* SUM or MAX: how a counter combines over CPUs and flows. */
+extern const bool vb_counter_is_max[VB_C_NR];
+
+/* rx_batch events seen (every run ends with exactly one reason). */
+static inline uint64_t vb_kb_runs(const uint64_t *cnt)
+{
+	uint64_t n = 0;
+	int i;
+
+	for (i = VB_C_KB_R_QUEUE; i <= VB_C_KB_R_OTHER; i++)
+		n += cnt[i];
+	return n;
+}
+
+static inline bool vb_hist_linear(int h)
+{
+	return h >= VB_H_LOG2_NR;
+}
+
+static inline unsigned int vb_hist_nslots(int h)
+{
+	return vb_hist_linear(h) ? VB_LIN_SLOTS : VB_MAX_SLOTS;
+}
 
 const char *vb_mode_name(enum vb_kernel_mode mode);
+const char *vb_trace_mode_name(enum vb_trace_mode m);
+/* "light"/"full"/"auto" -> mode; -EINVAL otherwise. */
+int vb_trace_mode_parse(const char *s, enum vb_trace_mode *m);
 const char *vb_cost_unit_name(enum vb_cost_unit unit);
 
 void vb_results_init(struct vb_results *r);
@@ -156,29 +216,41 @@ char *vb_results_dump_string(const struct vb_results *r, int indent);
 struct json_t;
 void vb_results_labels_to_json(struct json_t *root, const struct vb_results *r);
 
-/* a += b, a -= b (counters and histogram slots; sub clamps at 0). */
+/*
+ * a += b, a -= b (counters and histogram slots; sub clamps at 0).  MAX
+ * counters: add keeps the larger; sub keeps a's (a max has no delta).
+ */
 void vb_agg_add(struct vb_agg *a, const struct vb_agg *b);
 void vb_agg_sub(struct vb_agg *a, const struct vb_agg *b);
 /* Flow with this key, or NULL. */
 const struct vb_flow *vb_results_find_flow(const struct vb_results *r,
 					   const struct vb_flow_key *key);
 
-/* Derived figures for report/top/compare (NaN where undefined). */
+/*
+ * Derived figures for report/top/compare (NaN where undefined).  Every
+ * one is exact per run (a ratio of exact counts, or the measured CPU
+ * cost over exact bytes): percentiles of log2 histograms are not here,
+ * they are slot ranges (tools/lib/hist.h).
+ */
 struct vb_metrics {
 	double mean_batch_pkts;		/* batch_pkts / batches */
 	double mean_batch_bytes;
-	double hold_p50_ns, hold_p99_ns, hold_mean_ns;
+	double batch_max;		/* exact */
+	double window_mean_ns;		/* full mode */
+	double kb_hold_mean_ns;		/* rx_batch's hold_ns, per run */
 	double dr_per_batch;		/* (inside + after) / batches */
 	double pct_deferred;		/* after / (inside + after) * 100 */
-	double dr_lat_p50_ns, dr_lat_p99_ns;
-	double lookups_per_pkt;
-	double locks_per_pkt;
-	double ws_per_pkt, dr_per_pkt;
-	double user_wait_p99_ns;
+	double dr_lat_mean_ns;		/* full mode */
+	double lookups_per_pkt;		/* socket lookup + lock per packet */
+	double ws_per_pkt;		/* rx_batch write_space (patched) */
+	double dr_per_pkt;
+	double user_wait_mean_ns;	/* full mode */
+	double user_waits_per_mb;	/* MB = 10^6 bytes */
 	double cost_per_byte;		/* cpu_cost.total / bytes (cycles or ns) */
-	double worker_ns_per_byte;
+	double worker_ns_per_byte;	/* full mode */
 };
+/* trace: what recorded a (full-mode figures are NaN in light mode). */
 void vb_metrics_compute(const struct vb_agg *a, const struct vb_cost *cost,
-			struct vb_metrics *m);
+			enum vb_trace_mode trace, struct vb_metrics *m);
 
 #endif /* VSOCKBATCH_RESULTS_H */

@@ -54,6 +54,16 @@ struct live {
 	struct vb_costctr cost;
 	struct vb_results prev, cur, delta;
 	struct vb_cost_mark mark;	/* cost counters at the last frame */
+	/*
+	 * The BPF flow map is drained every interval (tcptop style), so it
+	 * never fills with flows that ended; flows are accumulated here
+	 * instead, and dropped after VB_TOP_AGE quiet intervals (their
+	 * counts stay in `retired`, so the totals never go backwards).
+	 */
+	struct vb_flow *cum;
+	unsigned int *quiet;
+	size_t ncum;
+	struct vb_agg retired;
 	uint64_t prev_ns;
 	bool have_prev;
 };
@@ -99,11 +109,11 @@ static void usage(FILE *f)
 "  -v, --verbose           libbpf warnings (before the screen starts)\n"
 "  -h, --help              this help\n"
 "\n"
-"Keys: p m b l t d sort by PKTS/s MB/s BATCH/s PKT/B HOLDp99 %%DEF (< >\n"
+"Keys: p m b l t d sort by PKTS/s MB/s BATCH/s PKT/B HOLD %%DEF (< >\n"
 "move the sort column), r reverses, arrows j k PgUp PgDn Home End scroll,\n"
 "space pauses, h or ? help, q (or Ctrl-C) quits.  Live mode needs root.\n"
 "At 80 columns or less some flow columns are left out, in this order:\n"
-"BATCH/s, HOLDp50, MB/s, PKTS/s, HOLDp99, PKT/B (never the sort column,\n"
+"BATCH/s, MAXB, MB/s, PKTS/s, HOLD, PKT/B (never the sort column,\n"
 "SRC, DST, DR/B or %%DEF).\n");
 }
 
@@ -239,6 +249,7 @@ static int delta_results(struct vb_results *d, const struct vb_results *cur,
 	size_t i;
 
 	d->mode = cur->mode;
+	d->trace = cur->trace;
 	snprintf(d->kernel_release, sizeof(d->kernel_release), "%s",
 		 cur->kernel_release);
 	d->cost.unit = cur->cost.unit;
@@ -301,7 +312,7 @@ static int live_start(struct live *l, struct top_opts *o)
 		}
 	}
 	vb_libbpf_verbose(o->verbose);
-	if (vb_tracer_start(&l->tracer, err, sizeof(err))) {
+	if (vb_tracer_start(&l->tracer, VB_TRACE_AUTO, err, sizeof(err))) {
 		fprintf(stderr, "vsockbatch top: %s\n", err);
 		return VB_EXIT_FAIL;
 	}
@@ -324,6 +335,86 @@ static int live_start(struct live *l, struct top_opts *o)
 	return 0;
 }
 
+#define VB_TOP_AGE	10
+
+/*
+ * Fold the flows drained into l->cur into the cumulative table, age out
+ * quiet ones, and make l->cur look like a cumulative snapshot again:
+ * cur.flows = the table, window counters of cur.totals = table + retired
+ * + the never-drained other-flows row (already in cur.totals).
+ */
+static int accumulate(struct live *l)
+{
+	struct vb_results *c = &l->cur;
+	struct vb_agg drained, sum;
+	struct vb_flow *nf;
+	unsigned int *nq;
+	size_t i, j, k;
+	int x;
+
+	memset(&drained, 0, sizeof(drained));
+	for (i = 0; i < c->nflows; i++) {
+		if (!memcmp(&c->flows[i].key, &vb_other_flows,
+			    sizeof(vb_other_flows)))
+			continue;	/* cumulative in the stats map */
+		vb_agg_add(&drained, &c->flows[i].agg);
+		for (j = 0; j < l->ncum; j++)
+			if (!memcmp(&l->cum[j].key, &c->flows[i].key,
+				    sizeof(c->flows[i].key)))
+				break;
+		if (j == l->ncum) {
+			nf = realloc(l->cum, (l->ncum + 1) * sizeof(*nf));
+			if (!nf)
+				return -ENOMEM;
+			l->cum = nf;
+			nq = realloc(l->quiet, (l->ncum + 1) * sizeof(*nq));
+			if (!nq)
+				return -ENOMEM;
+			l->quiet = nq;
+			memset(&l->cum[j], 0, sizeof(l->cum[j]));
+			l->cum[j].key = c->flows[i].key;
+			l->ncum++;
+		}
+		vb_agg_add(&l->cum[j].agg, &c->flows[i].agg);
+		l->quiet[j] = (unsigned int)-1;	/* active this interval */
+	}
+	for (j = 0, k = 0; j < l->ncum; j++) {
+		l->quiet[j]++;
+		if (l->quiet[j] >= VB_TOP_AGE) {
+			vb_agg_add(&l->retired, &l->cum[j].agg);
+			continue;
+		}
+		l->cum[k] = l->cum[j];
+		l->quiet[k++] = l->quiet[j];
+	}
+	l->ncum = k;
+
+	/* totals' window counters: replace what was drained by table + retired */
+	sum = l->retired;
+	for (j = 0; j < l->ncum; j++)
+		vb_agg_add(&sum, &l->cum[j].agg);
+	for (x = 0; x < VB_FC_NR; x++) {
+		if (vb_counter_is_max[x]) {
+			if (sum.cnt[x] > c->totals.cnt[x])
+				c->totals.cnt[x] = sum.cnt[x];
+			continue;
+		}
+		c->totals.cnt[x] += sum.cnt[x] - drained.cnt[x];
+	}
+	/* the other-flows row stays; the table's flows follow it */
+	for (i = 0, k = 0; i < c->nflows; i++)
+		if (!memcmp(&c->flows[i].key, &vb_other_flows,
+			    sizeof(vb_other_flows)))
+			c->flows[k++] = c->flows[i];
+	nf = realloc(c->flows, (k + l->ncum + 1) * sizeof(*nf));
+	if (!nf)
+		return -ENOMEM;
+	c->flows = nf;
+	memcpy(c->flows + k, l->cum, l->ncum * sizeof(*nf));
+	c->nflows = k + l->ncum;
+	return 0;
+}
+
 /* Snapshot now; build the frame of the interval since the last one. */
 static int live_frame(struct live *l, struct vb_top_frame *f)
 {
@@ -333,7 +424,9 @@ static int live_frame(struct live *l, struct vb_top_frame *f)
 	size_t i;
 	int e;
 
-	e = vb_collect(l->tracer.skel, &l->cur, err, sizeof(err));
+	e = vb_collect(l->tracer.skel, &l->cur, true, err, sizeof(err));
+	if (!e)
+		e = accumulate(l);
 	if (e)
 		return e;
 	if (l->cost.open) {
@@ -364,6 +457,8 @@ static int live_frame(struct live *l, struct vb_top_frame *f)
 
 static void live_stop(struct live *l)
 {
+	free(l->cum);
+	free(l->quiet);
 	vb_tracer_stop(&l->tracer);
 	vb_cost_close(&l->cost);
 	vb_cost_mark_free(&l->mark);
@@ -414,17 +509,18 @@ static const char *const help_lines[] = {
 	"",
 	"  p  sort by PKTS/s        m  sort by MB/s (MB = 10^6 bytes)",
 	"  b  sort by BATCH/s       l  sort by PKT/B (packets per batch)",
-	"  t  sort by HOLDp99       d  sort by %DEF (data-ready deferred)",
+	"  t  sort by HOLD          d  sort by %DEF (data-ready deferred)",
 	"  <  >  sort by the column to the left / right",
 	"  r  reverse the order     space  pause / resume",
 	"  arrows, j k, PgUp PgDn, Home End  scroll the flows",
 	"  h ?  this help           q  Ctrl-C  quit",
 	"",
 	"Columns: SRC/DST cid:port, PKTS/s, MB/s, BATCH/s lock windows a second,",
-	"PKT/B packets per window, HOLDp50/p99 lock hold per window, DR/B",
-	"data-ready calls per window, %DEF share of them after the unlock.",
-	"At 80 columns or less, left out first: BATCH/s, HOLDp50, MB/s, PKTS/s,",
-	"HOLDp99, PKT/B; never the sort column, SRC, DST, DR/B or %DEF.",
+	"PKT/B packets per window, MAXB most in one, HOLD mean window time",
+	"(full mode) or rx_batch lock hold (light), DR/B data-ready calls",
+	"per window, %DEF share of them after the unlock.",
+	"At 80 columns or less, left out first: BATCH/s, MAXB, MB/s, PKTS/s,",
+	"HOLD, PKT/B; never the sort column, SRC, DST, DR/B or %DEF.",
 	"",
 	"any key returns",
 };
@@ -465,7 +561,7 @@ static void draw(const struct vb_top_frame *f, struct view *v,
 /* Sort keys in column order, for < and >. */
 static const enum vb_top_sort sort_order[] = {
 	VB_SORT_PKTS, VB_SORT_MBS, VB_SORT_BATCHES, VB_SORT_BATCH_LEN,
-	VB_SORT_HOLD_P99, VB_SORT_DEFERRED,
+	VB_SORT_HOLD, VB_SORT_DEFERRED,
 };
 
 static void sort_step(struct top_opts *o, int step)
@@ -508,7 +604,7 @@ static bool handle_key(int ch, struct top_opts *o, struct view *v)
 		o->sort = VB_SORT_BATCH_LEN;
 		break;
 	case 't':
-		o->sort = VB_SORT_HOLD_P99;
+		o->sort = VB_SORT_HOLD;
 		break;
 	case 'd':
 		o->sort = VB_SORT_DEFERRED;

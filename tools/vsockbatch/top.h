@@ -18,7 +18,7 @@ enum vb_top_sort {
 	VB_SORT_MBS,
 	VB_SORT_BATCHES,
 	VB_SORT_BATCH_LEN,
-	VB_SORT_HOLD_P99,
+	VB_SORT_HOLD,		/* mean window time (full) or rx_batch hold */
 	VB_SORT_DEFERRED,
 	VB_SORT_NR
 };
@@ -27,7 +27,8 @@ struct vb_top_row {
 	struct vb_flow_key key;
 	double pkts_s, mb_s, batches_s;
 	double mean_batch;	/* packets per batch */
-	double hold_p50_ns, hold_p99_ns;
+	double batch_max;	/* exact */
+	double hold_mean_ns;	/* window mean (full) or rx_batch hold mean */
 	double dr_per_batch;
 	double pct_deferred;
 };
@@ -40,7 +41,10 @@ struct vb_top_frame {
 	char source[160];		/* "live" or the replayed file */
 	enum vb_kernel_mode mode;
 	char kernel[128];
+	enum vb_trace_mode trace;
 	struct vb_top_row total;	/* key unused */
+	uint64_t map_full;		/* windows of flows the map had no room for */
+	size_t nflows_tracked;		/* flows in the table (live: this interval) */
 	double lookups_per_pkt;
 	bool cost_measured;
 	enum vb_cost_unit cost_unit;

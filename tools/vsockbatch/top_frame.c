@@ -17,22 +17,31 @@ const char *const vb_top_sort_names[VB_SORT_NR] = {
 	[VB_SORT_MBS] = "MB/s",
 	[VB_SORT_BATCHES] = "batches/s",
 	[VB_SORT_BATCH_LEN] = "pkts/batch",
-	[VB_SORT_HOLD_P99] = "hold p99",
+	[VB_SORT_HOLD] = "hold",
 	[VB_SORT_DEFERRED] = "%deferred",
 };
 
+/*
+ * Totals count every packet; a flow only the packets of its batches
+ * (packets are counted per CPU, windows per flow: include/vsockbatch.h).
+ * "hold" is the mean window time in full mode, the kernel's rx_batch
+ * hold in light mode: means, exact per interval (no log2 percentile).
+ */
 static void fill_row(struct vb_top_row *row, const struct vb_agg *a,
-		     double secs)
+		     enum vb_trace_mode trace, double secs, bool flow)
 {
+	uint64_t pkts = a->cnt[flow ? VB_C_BATCH_PKTS : VB_C_PKTS];
+	uint64_t bytes = a->cnt[flow ? VB_C_BATCH_BYTES : VB_C_BYTES];
 	struct vb_metrics m;
 
-	vb_metrics_compute(a, NULL, &m);
-	row->pkts_s = secs > 0 ? (double)a->cnt[VB_C_PKTS] / secs : NAN;
-	row->mb_s = secs > 0 ? (double)a->cnt[VB_C_BYTES] / secs / 1e6 : NAN;
+	vb_metrics_compute(a, NULL, trace, &m);
+	row->pkts_s = secs > 0 ? (double)pkts / secs : NAN;
+	row->mb_s = secs > 0 ? (double)bytes / secs / 1e6 : NAN;
 	row->batches_s = secs > 0 ? (double)a->cnt[VB_C_BATCHES] / secs : NAN;
 	row->mean_batch = m.mean_batch_pkts;
-	row->hold_p50_ns = m.hold_p50_ns;
-	row->hold_p99_ns = m.hold_p99_ns;
+	row->batch_max = m.batch_max;
+	row->hold_mean_ns = trace == VB_TRACE_FULL ? m.window_mean_ns
+						   : m.kb_hold_mean_ns;
 	row->dr_per_batch = m.dr_per_batch;
 	row->pct_deferred = m.pct_deferred;
 }
@@ -46,9 +55,11 @@ int vb_top_frame_build(struct vb_top_frame *f, const struct vb_results *d,
 	memset(f, 0, sizeof(*f));
 	f->interval_s = interval_s;
 	f->mode = d->mode;
+	f->trace = d->trace;
 	snprintf(f->kernel, sizeof(f->kernel), "%s", d->kernel_release);
-	fill_row(&f->total, &d->totals, interval_s);
-	vb_metrics_compute(&d->totals, NULL, &m);
+	fill_row(&f->total, &d->totals, d->trace, interval_s, false);
+	f->map_full = d->totals.cnt[VB_C_MAP_FULL];
+	vb_metrics_compute(&d->totals, NULL, d->trace, &m);
 	f->lookups_per_pkt = m.lookups_per_pkt;
 	f->cost_measured = cost_ok;
 	f->cost_unit = d->cost.unit;
@@ -64,12 +75,16 @@ int vb_top_frame_build(struct vb_top_frame *f, const struct vb_results *d,
 			return -ENOMEM;
 	}
 	for (i = 0; i < d->nflows; i++) {
+		if (memcmp(&d->flows[i].key, &vb_other_flows,
+			   sizeof(vb_other_flows)))
+			f->nflows_tracked++;
 		/* flows with nothing in this interval are left out */
-		if (!d->flows[i].agg.cnt[VB_C_PKTS] &&
-		    !d->flows[i].agg.cnt[VB_C_KB_RUNS])
+		if (!d->flows[i].agg.cnt[VB_C_BATCH_PKTS] &&
+		    !d->flows[i].agg.cnt[VB_C_CTRL_WINDOWS])
 			continue;
 		f->rows[f->nrows].key = d->flows[i].key;
-		fill_row(&f->rows[f->nrows], &d->flows[i].agg, interval_s);
+		fill_row(&f->rows[f->nrows], &d->flows[i].agg, d->trace,
+			 interval_s, true);
 		f->nrows++;
 	}
 	vb_top_frame_sort(f, VB_SORT_PKTS, false);
@@ -90,8 +105,8 @@ static double sort_value(const struct vb_top_row *r, enum vb_top_sort k)
 	case VB_SORT_BATCH_LEN:
 		v = r->mean_batch;
 		break;
-	case VB_SORT_HOLD_P99:
-		v = r->hold_p99_ns;
+	case VB_SORT_HOLD:
+		v = r->hold_mean_ns;
 		break;
 	case VB_SORT_DEFERRED:
 		v = r->pct_deferred;
@@ -166,14 +181,14 @@ static void fmt_mbs(char *b, size_t n, double v)
 /*
  * The flow table's columns.  At a width too narrow for all of them,
  * columns go in ascending `keep` order until the row fits (table.c):
- * BATCH/s first (it is PKTS/s divided by PKT/B), then HOLDp50 (p99
- * stays), MB/s, PKTS/s, HOLDp99, PKT/B.  SRC, DST, DR/B and %DEF, the
+ * BATCH/s first (it is PKTS/s divided by PKT/B), then MAXB, MB/s,
+ * PKTS/s, HOLD, PKT/B.  SRC, DST, DR/B and %DEF, the
  * columns that show the series working, are never dropped, nor is the
  * column being sorted by.  What is still too wide is cut at the edge.
  */
 enum col_id {
 	COL_SRC, COL_DST, COL_PKTS, COL_MBS, COL_BATCHES, COL_LEN,
-	COL_HOLD50, COL_HOLD99, COL_DR, COL_DEF, COL_NR
+	COL_MAXB, COL_HOLD, COL_DR, COL_DEF, COL_NR
 };
 
 static const struct vb_col cols[COL_NR] = {
@@ -183,8 +198,8 @@ static const struct vb_col cols[COL_NR] = {
 	[COL_MBS]     = { "MB/s",    6, 3, false },
 	[COL_BATCHES] = { "BATCH/s", 7, 1, false },
 	[COL_LEN]     = { "PKT/B",   6, 6, false },
-	[COL_HOLD50]  = { "HOLDp50", 7, 2, false },
-	[COL_HOLD99]  = { "HOLDp99", 7, 5, false },
+	[COL_MAXB]    = { "MAXB",    7, 2, false },
+	[COL_HOLD]    = { "HOLD",    7, 5, false },
 	[COL_DR]      = { "DR/B",    5, 0, false },
 	[COL_DEF]     = { "%DEF",    4, 0, false },
 };
@@ -195,7 +210,7 @@ static const enum col_id sort_col[VB_SORT_NR] = {
 	[VB_SORT_MBS] = COL_MBS,
 	[VB_SORT_BATCHES] = COL_BATCHES,
 	[VB_SORT_BATCH_LEN] = COL_LEN,
-	[VB_SORT_HOLD_P99] = COL_HOLD99,
+	[VB_SORT_HOLD] = COL_HOLD,
 	[VB_SORT_DEFERRED] = COL_DEF,
 };
 
@@ -208,14 +223,19 @@ static void row_cells(struct cells *c, const struct vb_top_row *r)
 {
 	int i;
 
-	vb_fmt_flow(c->text[COL_SRC], sizeof(c->text[0]), &r->key, true);
-	vb_fmt_flow(c->text[COL_DST], sizeof(c->text[0]), &r->key, false);
+	if (!memcmp(&r->key, &vb_other_flows, sizeof(vb_other_flows))) {
+		snprintf(c->text[COL_SRC], sizeof(c->text[0]), "(other");
+		snprintf(c->text[COL_DST], sizeof(c->text[0]), "flows)");
+	} else {
+		vb_fmt_flow(c->text[COL_SRC], sizeof(c->text[0]), &r->key, true);
+		vb_fmt_flow(c->text[COL_DST], sizeof(c->text[0]), &r->key, false);
+	}
 	fmt_si(c->text[COL_PKTS], sizeof(c->text[0]), r->pkts_s);
 	fmt_mbs(c->text[COL_MBS], sizeof(c->text[0]), r->mb_s);
 	fmt_si(c->text[COL_BATCHES], sizeof(c->text[0]), r->batches_s);
 	fmt(c->text[COL_LEN], sizeof(c->text[0]), r->mean_batch, "%.2f");
-	vb_fmt_ns(c->text[COL_HOLD50], sizeof(c->text[0]), r->hold_p50_ns);
-	vb_fmt_ns(c->text[COL_HOLD99], sizeof(c->text[0]), r->hold_p99_ns);
+	fmt(c->text[COL_MAXB], sizeof(c->text[0]), r->batch_max, "%.0f");
+	vb_fmt_ns(c->text[COL_HOLD], sizeof(c->text[0]), r->hold_mean_ns);
 	fmt(c->text[COL_DR], sizeof(c->text[0]), r->dr_per_batch, "%.2f");
 	fmt(c->text[COL_DEF], sizeof(c->text[0]), r->pct_deferred, "%.0f");
 	for (i = 0; i < COL_NR; i++)
@@ -283,8 +303,10 @@ int vb_top_format(const struct vb_top_frame *f, int width, int first_row,
 			 f->reverse ? " (rev)" : "");
 	}
 	emit(line, ctx, &idx, width, 1, buf, -1, 0);
-	snprintf(buf, sizeof(buf), "kernel %s (%s)%s%s", f->kernel,
-		 vb_mode_name(f->mode), f->replay ? " - " : "",
+	snprintf(buf, sizeof(buf), "kernel %s (%s), %s mode, flows %zu/%d, map full %llu%s%s",
+		 f->kernel, vb_mode_name(f->mode), vb_trace_mode_name(f->trace),
+		 f->nflows_tracked, VB_MAX_FLOWS,
+		 (unsigned long long)f->map_full, f->replay ? " - " : "",
 		 f->replay ? f->source : "");
 	emit(line, ctx, &idx, width, 0, buf, -1, 0);
 
@@ -297,13 +319,13 @@ int vb_top_format(const struct vb_top_frame *f, int width, int first_row,
 		 a, b, c, d);
 	emit(line, ctx, &idx, width, 0, buf, -1, 0);
 
-	vb_fmt_ns(a, sizeof(a), t->hold_p50_ns);
-	vb_fmt_ns(b, sizeof(b), t->hold_p99_ns);
+	vb_fmt_ns(a, sizeof(a), t->hold_mean_ns);
+	fmt(b, sizeof(b), t->batch_max, "%.0f");
 	fmt(c, sizeof(c), t->dr_per_batch, "%.2f");
 	fmt(d, sizeof(d), t->pct_deferred, "%.0f%%");
 	snprintf(buf, sizeof(buf),
-		 "per batch: lock hold p50 %s p99 %s, data-ready %s (%s deferred)",
-		 a, b, c, d);
+		 "per batch: %s mean %s, max %s pkts, data-ready %s (%s deferred)",
+		 f->trace == VB_TRACE_FULL ? "window" : "hold", a, b, c, d);
 	emit(line, ctx, &idx, width, 0, buf, -1, 0);
 
 	if (!f->cost_measured) {
@@ -438,8 +460,8 @@ static json_t *row_json(const struct vb_top_row *r, bool key)
 	json_object_set_new(o, "mb_per_s", jnum(r->mb_s));
 	json_object_set_new(o, "batches_per_s", jnum(r->batches_s));
 	json_object_set_new(o, "pkts_per_batch", jnum(r->mean_batch));
-	json_object_set_new(o, "hold_p50_ns", jnum(r->hold_p50_ns));
-	json_object_set_new(o, "hold_p99_ns", jnum(r->hold_p99_ns));
+	json_object_set_new(o, "hold_mean_ns", jnum(r->hold_mean_ns));
+	json_object_set_new(o, "batch_max", jnum(r->batch_max));
 	json_object_set_new(o, "dr_per_batch", jnum(r->dr_per_batch));
 	json_object_set_new(o, "pct_deferred", jnum(r->pct_deferred));
 	return o;
@@ -457,6 +479,9 @@ void vb_top_print_json(FILE *out, const struct vb_top_frame *f)
 			    json_real((double)f->stamp_unix_ns / 1e9) : json_null());
 	json_object_set_new(root, "kernel", json_string(f->kernel));
 	json_object_set_new(root, "mode", json_string(vb_mode_name(f->mode)));
+	json_object_set_new(root, "trace_mode", json_string(vb_trace_mode_name(f->trace)));
+	json_object_set_new(root, "map_full", json_integer((json_int_t)f->map_full));
+	json_object_set_new(root, "flows_tracked", json_integer((json_int_t)f->nflows_tracked));
 	json_object_set_new(root, "total", row_json(&f->total, false));
 	json_object_set_new(root, "lookups_per_pkt", jnum(f->lookups_per_pkt));
 	json_object_set_new(cpu, "unit", json_string(vb_cost_unit_name(f->cost_unit)));

@@ -31,7 +31,25 @@ void vb_libbpf_verbose(bool verbose)
 	libbpf_set_print(print_fn);
 }
 
-int vb_tracer_start(struct vb_tracer *t, char *errbuf, size_t errlen)
+/* Hooks without which the mode measures nothing: attach failure is fatal. */
+static bool hook_required(const struct vb_probe *p, int hook)
+{
+	switch (hook) {
+	case VB_HOOK_RECV_PKT_BTF:
+	case VB_HOOK_RECV_PKT_TP:
+		return true;
+	case VB_HOOK_RX_BATCH_BTF:
+	case VB_HOOK_RX_BATCH_TP:
+		return p->trace == VB_TRACE_LIGHT;
+	case VB_HOOK_RECV_PKT_EXIT:
+		return !p->light_ok;
+	default:
+		return false;
+	}
+}
+
+int vb_tracer_start(struct vb_tracer *t, enum vb_trace_mode mode,
+		    char *errbuf, size_t errlen)
 {
 	struct bpf_program *prog;
 	int i, j, err;
@@ -41,7 +59,7 @@ int vb_tracer_start(struct vb_tracer *t, char *errbuf, size_t errlen)
 	err = vb_probe_kernel(&t->probe, NULL, errbuf, errlen);
 	if (err)
 		return err;
-	err = vb_probe_usable(&t->probe, errbuf, errlen);
+	err = vb_probe_choose(&t->probe, mode, errbuf, errlen);
 	if (err)
 		return err;
 
@@ -52,6 +70,7 @@ int vb_tracer_start(struct vb_tracer *t, char *errbuf, size_t errlen)
 			 strerror(errno));
 		return err;
 	}
+	t->skel->rodata->full_mode = t->probe.trace == VB_TRACE_FULL;
 	for (i = 0; i < VB_HOOK_NR; i++) {
 		for (j = 0; j < 2 && vb_hooks[i].progs[j]; j++) {
 			prog = bpf_object__find_program_by_name(
@@ -94,7 +113,7 @@ int vb_tracer_start(struct vb_tracer *t, char *errbuf, size_t errlen)
 			t->links[i][j] = NULL;
 		}
 		t->probe.use[i] = false;
-		if (vb_hooks[i].required) {
+		if (hook_required(&t->probe, i)) {
 			snprintf(errbuf, errlen, "failed to attach %s: %s",
 				 vb_hooks[i].label, strerror(-err));
 			return err;
@@ -102,15 +121,6 @@ int vb_tracer_start(struct vb_tracer *t, char *errbuf, size_t errlen)
 		fprintf(stderr, "vsockbatch: warning: %s not attached (%s); "
 			"its figures will be 0\n", vb_hooks[i].label,
 			strerror(-err));
-	}
-	if (!t->attached[VB_HOOK_RX_WORK] && !t->attached[VB_HOOK_LOOPBACK_WORK] &&
-	    !t->attached[VB_HOOK_VHOST_KICK]) {
-		snprintf(errbuf, errlen, "no RX worker function could be attached");
-		return -ENOENT;
-	}
-	if (!t->attached[VB_HOOK_RECV_PKT_BTF] && !t->attached[VB_HOOK_RECV_PKT_TP]) {
-		snprintf(errbuf, errlen, "the recv_pkt tracepoint could not be attached");
-		return -ENOENT;
 	}
 	return 0;
 }
@@ -135,8 +145,7 @@ uint64_t vb_tracer_activity(struct vb_tracer *t)
 		return 0;
 	if (!bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.stats), &key, vals))
 		for (i = 0; i < ncpu; i++)
-			sum += vals[i].cnt[VB_C_PKTS] +
-			       vals[i].cnt[VB_C_WORKER_CALLS];
+			sum += vals[i].cnt[VB_C_PKTS];
 	free(vals);
 	return sum;
 }
@@ -147,8 +156,7 @@ int vb_tracer_self(struct vb_tracer *t, bool stats, struct vb_self *out)
 	__u32 len;
 	int i, j, fd;
 
-	memset(out, 0, sizeof(*out));
-	out->present = true;
+	out->recursion_misses = out->run_ns = out->run_cnt = 0;
 	out->bpf_stats = stats;
 	for (i = 0; i < VB_HOOK_NR; i++) {
 		if (!t->attached[i])
@@ -177,6 +185,7 @@ int vb_tracer_describe(const struct vb_tracer *t, struct vb_results *r)
 	snprintf(r->kernel_release, sizeof(r->kernel_release), "%s",
 		 t->probe.release);
 	r->mode = t->probe.mode;
+	r->trace = t->probe.trace;
 	snprintf(r->detected_by, sizeof(r->detected_by), "%s",
 		 t->probe.detected_by);
 	for (i = 0; i < VB_HOOK_NR; i++) {

@@ -28,11 +28,15 @@ struct vb_tracer {
 /* libbpf messages: warnings only with verbose. */
 void vb_libbpf_verbose(bool verbose);
 
-/* Everything up to attach.  0, or -errno with a one-line reason. */
-int vb_tracer_start(struct vb_tracer *t, char *errbuf, size_t errlen);
+/*
+ * Everything up to attach, in mode (AUTO: light where the kernel has the
+ * rx_batch tracepoint, else full).  0, or -errno with a one-line reason.
+ */
+int vb_tracer_start(struct vb_tracer *t, enum vb_trace_mode mode,
+		    char *errbuf, size_t errlen);
 /* Gate accounting in the BPF programs (.bss enabled). */
 void vb_tracer_enable(struct vb_tracer *t, bool on);
-/* Packets + worker calls so far (all CPUs): a cheap activity probe. */
+/* Packets so far (all CPUs): a cheap activity probe. */
 uint64_t vb_tracer_activity(struct vb_tracer *t);
 /*
  * The tracer's own cost: recursion misses of every attached program

@@ -1,0 +1,1 @@
+/* trace, kernel, payload bytes, +% guest instructions per byte */
