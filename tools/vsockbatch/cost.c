@@ -11,6 +11,40 @@
 
 #include "cost.h"
 
+/* ---- the system calls, replaceable by a test double ---------------- */
+
+static int sys_open(const struct perf_event_attr *attr, int cpu)
+{
+	return (int)syscall(__NR_perf_event_open, attr, -1, cpu, -1,
+			    PERF_FLAG_FD_CLOEXEC);
+}
+
+static ssize_t sys_read(int fd, void *buf, size_t n)
+{
+	return read(fd, buf, n);
+}
+
+static int sys_ioctl(int fd, unsigned long req)
+{
+	return ioctl(fd, req, 0);
+}
+
+static char *read_proc_stat(void);
+
+static const struct vb_perf_ops sys_ops = {
+	.open = sys_open,
+	.read = sys_read,
+	.ioctl = sys_ioctl,
+	.close = close,
+	.proc_stat = read_proc_stat,
+};
+static const struct vb_perf_ops *ops = &sys_ops;
+
+void vb_cost_set_ops(const struct vb_perf_ops *o)
+{
+	ops = o ? o : &sys_ops;
+}
+
 static int perf_open(uint32_t type, uint64_t config, uint32_t cpu)
 {
 	struct perf_event_attr attr;
@@ -22,13 +56,45 @@ static int perf_open(uint32_t type, uint64_t config, uint32_t cpu)
 	attr.disabled = 1;
 	attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
 			   PERF_FORMAT_TOTAL_TIME_RUNNING;
-	return (int)syscall(__NR_perf_event_open, &attr, -1, (int)cpu, -1,
-			    PERF_FLAG_FD_CLOEXEC);
+	return ops->open(&attr, (int)cpu);
 }
 
+/* The cycles event does not exist here (no PMU: TCG, most VMs). */
 static bool no_pmu_errno(int e)
 {
 	return e == ENOENT || e == EOPNOTSUPP || e == ENODEV || e == ENXIO;
+}
+
+/*
+ * The event exists but may not be used now: perf_event_paranoid / no
+ * CAP_PERFMON (EACCES, EPERM) or the PMU is taken, e.g. by a pinned
+ * event of another tool (EBUSY).  cpu-clock is a software event and
+ * usually still works.
+ */
+static bool refused_errno(int e)
+{
+	return e == EACCES || e == EPERM || e == EBUSY;
+}
+
+/* Open one counter per CPU; on failure close them all, return errno. */
+static int open_all(struct vb_costctr *c, uint32_t type, uint64_t config)
+{
+	size_t i, j;
+	int e;
+
+	for (i = 0; i < c->n; i++) {
+		c->fds[i] = perf_open(type, config, c->cpus[i]);
+		if (c->fds[i] >= 0)
+			continue;
+		e = errno ? errno : EIO;
+		for (j = 0; j < i; j++) {
+			ops->close(c->fds[j]);
+			c->fds[j] = -1;
+		}
+		c->fds[i] = -1;
+		return e;
+	}
+	return 0;
 }
 
 int vb_proc_stat_cpu(const char *text, uint32_t cpu, uint64_t *busy,
@@ -90,7 +156,7 @@ static char *read_proc_stat(void)
 
 static int stat_snapshot(struct vb_costctr *c, uint64_t *busy, uint64_t *total)
 {
-	char *text = read_proc_stat();
+	char *text = ops->proc_stat();
 	size_t i;
 	int err = 0;
 
@@ -122,26 +188,13 @@ int vb_cost_open(struct vb_costctr *c, const uint32_t *cpus, size_t n)
 		c->fds[i] = -1;
 
 	c->unit = VB_COST_CYCLES;
-	for (i = 0; i < n; i++) {
-		c->fds[i] = perf_open(PERF_TYPE_HARDWARE,
-				      PERF_COUNT_HW_CPU_CYCLES, cpus[i]);
-		if (c->fds[i] < 0) {
-			hw_err = errno;
-			break;
-		}
-	}
+	hw_err = open_all(c, PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES);
 	if (!hw_err) {
-		snprintf(c->source, sizeof(c->source),
-			 "perf_event PERF_COUNT_HW_CPU_CYCLES, CPU-wide");
+		snprintf(c->source, sizeof(c->source), "%s", VB_COST_SRC_CYCLES);
 		c->open = true;
 		return 0;
 	}
-	for (i = 0; i < n; i++) {
-		if (c->fds[i] >= 0)
-			close(c->fds[i]);
-		c->fds[i] = -1;
-	}
-	if (!no_pmu_errno(hw_err)) {
+	if (!no_pmu_errno(hw_err) && !refused_errno(hw_err)) {
 		snprintf(c->note, sizeof(c->note),
 			 "cycles counter failed: %s; CPU cost not measured",
 			 strerror(hw_err));
@@ -149,28 +202,24 @@ int vb_cost_open(struct vb_costctr *c, const uint32_t *cpus, size_t n)
 	}
 
 	c->unit = VB_COST_CPU_CLOCK_NS;
-	for (i = 0; i < n; i++) {
-		c->fds[i] = perf_open(PERF_TYPE_SOFTWARE,
-				      PERF_COUNT_SW_CPU_CLOCK, cpus[i]);
-		if (c->fds[i] < 0) {
-			sw_err = errno;
-			break;
-		}
-	}
+	sw_err = open_all(c, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK);
 	if (sw_err) {
-		for (i = 0; i < n; i++)
-			if (c->fds[i] >= 0)
-				close(c->fds[i]);
 		snprintf(c->note, sizeof(c->note),
-			 "no PMU (cycles: %s) and cpu-clock failed: %s; CPU cost not measured",
+			 "%s (cycles: %s) and cpu-clock failed: %s; CPU cost not measured",
+			 no_pmu_errno(hw_err) ? "no PMU" : "cycles counter refused",
 			 strerror(hw_err), strerror(sw_err));
 		return 0;
 	}
-	snprintf(c->source, sizeof(c->source),
-		 "perf_event PERF_COUNT_SW_CPU_CLOCK x non-idle share (/proc/stat)");
-	snprintf(c->note, sizeof(c->note),
-		 "no PMU (cycles: %s): cost is busy CPU time in ns (cpu-clock), not cycles",
-		 strerror(hw_err));
+	snprintf(c->source, sizeof(c->source), "%s", VB_COST_SRC_CPU_CLOCK);
+	if (no_pmu_errno(hw_err))
+		snprintf(c->note, sizeof(c->note),
+			 "no PMU (cycles: %s): cost is busy CPU time in ns (cpu-clock), not cycles",
+			 strerror(hw_err));
+	else
+		snprintf(c->note, sizeof(c->note),
+			 "cycles counter refused (%s%s): cost is busy CPU time in ns (cpu-clock), not cycles",
+			 strerror(hw_err), hw_err == EBUSY ? ": PMU in use by another tool"
+				: ": perf_event_paranoid or missing CAP_PERFMON");
 	c->open = true;
 	return 0;
 }
@@ -189,8 +238,8 @@ int vb_cost_start(struct vb_costctr *c)
 		return 0;
 	}
 	for (i = 0; i < c->n; i++) {
-		ioctl(c->fds[i], PERF_EVENT_IOC_RESET, 0);
-		ioctl(c->fds[i], PERF_EVENT_IOC_ENABLE, 0);
+		ops->ioctl(c->fds[i], PERF_EVENT_IOC_RESET);
+		ops->ioctl(c->fds[i], PERF_EVENT_IOC_ENABLE);
 	}
 	return 0;
 }
@@ -207,7 +256,7 @@ static int read_raw(struct vb_costctr *c, double *raw, uint64_t *busy,
 	if (c->unit == VB_COST_CPU_CLOCK_NS && stat_snapshot(c, busy, total))
 		return -EIO;
 	for (i = 0; i < c->n; i++) {
-		if (read(c->fds[i], rf, sizeof(rf)) != sizeof(rf))
+		if (ops->read(c->fds[i], rf, sizeof(rf)) != sizeof(rf))
 			return -EIO;
 		/* multiplexed: scale by enabled/running like perf stat */
 		raw[i] = (double)rf[0];
@@ -345,7 +394,7 @@ void vb_cost_close(struct vb_costctr *c)
 
 	for (i = 0; c->fds && i < c->n; i++)
 		if (c->fds[i] >= 0)
-			close(c->fds[i]);
+			ops->close(c->fds[i]);
 	free(c->fds);
 	free(c->cpus);
 	free(c->busy0);

@@ -15,9 +15,35 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "results.h"
 
+/* cpu_cost.source strings (fixtures must carry exactly these) */
+#define VB_COST_SRC_CYCLES	"perf_event PERF_COUNT_HW_CPU_CYCLES, CPU-wide"
+#define VB_COST_SRC_CPU_CLOCK	"perf_event PERF_COUNT_SW_CPU_CLOCK x non-idle share (/proc/stat)"
+
+/*
+ * The system calls cost.c makes, replaceable by a test double
+ * (tests/unit/test_cost.c): open returns an fd or -1 with errno set;
+ * proc_stat returns malloc'ed /proc/stat text or NULL.
+ */
+struct perf_event_attr;
+struct vb_perf_ops {
+	int (*open)(const struct perf_event_attr *attr, int cpu);
+	ssize_t (*read)(int fd, void *buf, size_t n);
+	int (*ioctl)(int fd, unsigned long req);
+	int (*close)(int fd);
+	char *(*proc_stat)(void);
+};
+/* NULL restores the real system calls. */
+void vb_cost_set_ops(const struct vb_perf_ops *ops);
+
+/*
+ * Fallbacks: cycles; on ENOENT/EOPNOTSUPP/ENODEV/ENXIO (no PMU) or
+ * EACCES/EPERM/EBUSY (refused, PMU busy) cpu-clock with a labelled note;
+ * any other failure: not measured, with the reason.
+ */
 struct vb_costctr {
 	enum vb_cost_unit unit;
 	bool open;		/* counters are usable */
