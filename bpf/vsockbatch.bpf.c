@@ -449,10 +449,12 @@ static __always_inline int on_rx_batch(const void *skaddr,
 
 	if (!enabled)
 		return 0;
-	rc = reason < VB_KB_REASON_NR ? VB_FC_KB_R_QUEUE + (int)reason
-				      : VB_FC_KB_R_OTHER;
-	if (rc < VB_FC_KB_R_QUEUE || rc > VB_FC_KB_R_OTHER)
+	rc = reason < VB_KB_REASON_NR ? reason : VB_KB_REASON_NR;
+	/* hide the range from the compiler so the check stays for the verifier */
+	asm volatile("" : "+r"(rc));
+	if (rc < 0 || rc > VB_FC_KB_R_OTHER - VB_FC_KB_R_QUEUE)
 		return 0;
+	rc += VB_FC_KB_R_QUEUE;
 	s = cpu_stats();
 	if (!s)
 		return 0;

@@ -197,8 +197,8 @@ BYTES=256K sender >"$out/top.tx" 2>&1 || fail "sender under top"
 wait $rpid
 wait $tpid || fail "top -b"
 cat "$out/tracer-top.txt"
-grep -q "^vsockbatch top - live" "$out/tracer-top.txt" || fail "top -b: no header"
-grep -q "kernel .* $kmode" "$out/tracer-top.txt" || fail "top -b: no kernel mode"
+grep -q "^vsockbatch top - .* - live" "$out/tracer-top.txt" || fail "top -b: no header"
+grep -q "^kernel .* ($kmode), [a-z]* mode, flows [0-9]*/256, map full [0-9]*" "$out/tracer-top.txt" || fail "top -b: no kernel mode, tracer mode, flows and map-full in the header"
 grep -q "^1:[0-9]* *1:$port " "$out/tracer-top.txt" ||
 	fail "top -b: no live row for the flow to 1:$port"
 vsockbatch top --json -i 1 -n 1 >"$out/tracer-top.jsonl" 2>&1 || fail "top --json"
