@@ -450,9 +450,15 @@ int vb_probe_choose(struct vb_probe *p, enum vb_trace_mode want,
 	for (i = 0; i < VB_HOOK_NR; i++)
 		p->use[i] = p->avail[i] &&
 			    (want == VB_TRACE_FULL || !vb_hooks[i].full_only);
-	/* one source per event: prefer tp_btf (no trace buffer) */
+	/*
+	 * One source per event: prefer tp_btf (no trace buffer), except for
+	 * rx_batch in full mode, which reads the socket the event names and
+	 * tp_btf cannot read a void * argument; it fires once per run.
+	 */
 	if (p->use[VB_HOOK_RECV_PKT_BTF])
 		p->use[VB_HOOK_RECV_PKT_TP] = false;
+	if (want == VB_TRACE_FULL && p->use[VB_HOOK_RX_BATCH_TP])
+		p->use[VB_HOOK_RX_BATCH_BTF] = false;
 	if (p->use[VB_HOOK_RX_BATCH_BTF])
 		p->use[VB_HOOK_RX_BATCH_TP] = false;
 	return 0;
