@@ -33,9 +33,9 @@
  *       point (every packet on baseline, vhost on both): 1 task-storage
  *       get, 1 clock read, 1 array lookup, 1 flow hash lookup.
  *     rx_batch, per run: + 1 task-storage get, 1 clock read, and the RX
- *       queue sample (3 probe reads) of the run's socket; the classic
+ *       queue sample (1 probe read) of the run's socket; the classic
  *       tracepoint, as tp_btf may not read its void * skaddr.
- *     fentry vsock_data_ready also samples the RX queue (3 probe reads).
+ *     fentry vsock_data_ready also samples the RX queue (1 probe read).
  *     fexit vsock_connectible_recvmsg, per recv() call, and fentry
  *       sk_error_report, per socket error: 1 array lookup (advise).
  *     RX worker fentry/fexit, per worker call: 1 task-storage get, 1
@@ -85,7 +85,7 @@ const volatile bool full_mode;
  * flows waits are undercounted, never counted twice.  Plain globals: no
  * map operation.  (advise, #13)
  */
-struct vb_flow_key cr_flow;
+__u64 cr_src, cr_dst;	/* cid << 32 | port: no BPF type in the skeleton */
 __u64 cr_ts;
 
 /* Per task: the window a worker has open, a reader's lock wait. */
@@ -286,7 +286,8 @@ static __always_inline void rxq_sample(struct vb_stats *s, struct vb_task *t,
 	left = (__s64)buf_alloc - ((__s64)fwd + rx_bytes - last);
 	if (left < VB_CREDIT_STALL_BYTES) {
 		s->cnt[VB_C_CREDIT_STALLS]++;
-		cr_flow = t->flow;
+		cr_src = (__u64)t->flow.src_cid << 32 | t->flow.src_port;
+		cr_dst = (__u64)t->flow.dst_cid << 32 | t->flow.dst_port;
 		cr_ts = now;
 	}
 }
@@ -343,10 +344,8 @@ static __always_inline int on_recv_pkt(__u32 src_cid, __u32 src_port,
 	t->bytes = len;
 	t->rw_pkts = rw;
 	t->dr = 0;
-	if (cr_ts && t->flow.src_cid == cr_flow.src_cid &&
-	    t->flow.src_port == cr_flow.src_port &&
-	    t->flow.dst_cid == cr_flow.dst_cid &&
-	    t->flow.dst_port == cr_flow.dst_port) {
+	if (cr_ts && cr_src == ((__u64)src_cid << 32 | src_port) &&
+	    cr_dst == ((__u64)dst_cid << 32 | dst_port)) {
 		/* the sender a window starved sent again */
 		if (t->first_ts > cr_ts)
 			s->cnt[VB_C_CREDIT_WAIT_NS] += t->first_ts - cr_ts;
