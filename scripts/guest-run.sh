@@ -39,6 +39,7 @@ usage: ${0##*/} -k VARIANT [-s SMP] [-m MEM_MB] [-t TIMEOUT_S] [-o OUTDIR]
   -U          attach a vhost-user-vsock-pci device (build/vhost-user-vsock)
   -c CID      its guest CID (default 3)
   -P BYTES    its largest packet to the guest (back-end --rx-pkt-max)
+              (env VB_VU_ARGS: more back-end options, e.g. --no-event-idx)
   -H COMMAND  host-side command (bash -c), started once the guest reached
               /init; env VB_UDS = the device's host endpoint (write
               "CONNECT <port>"), VB_OUTDIR, VB_GUEST_PID (gone = the
