@@ -39,7 +39,8 @@ usage: ${0##*/} -k VARIANT [-s SMP] [-m MEM_MB] [-t TIMEOUT_S] [-o OUTDIR]
   -U          attach a vhost-user-vsock-pci device (build/vhost-user-vsock)
   -c CID      its guest CID (default 3)
   -P BYTES    its largest packet to the guest (back-end --rx-pkt-max)
-              (env VB_VU_ARGS: more back-end options, e.g. --no-event-idx)
+              (env VB_VU_ARGS: more back-end options, e.g. --no-event-idx;
+              VB_VU_DIR: use the back-end already serving DIR/vu.sock, DIR/uds)
   -H COMMAND  host-side command (bash -c), started once the guest reached
               /init; env VB_UDS = the device's host endpoint (write
               "CONNECT <port>"), VB_OUTDIR, VB_GUEST_PID (gone = the
@@ -165,9 +166,12 @@ if [ "$CLOCK" = icount ]; then
 fi
 if [ "$VU" = 1 ]; then
 	# vhost-user needs guest memory the back-end can map: a shared memfd.
+	# VB_VU_DIR: a back-end already serving DIR/vu.sock and DIR/uds
+	# (started with --reconnect: one back-end for several guests).
+	vudir=${VB_VU_DIR:-$work}
 	qemu+=(-object "memory-backend-memfd,id=mem,size=${MEM}M,share=on"
 		-numa node,memdev=mem
-		-chardev "socket,id=vu,path=$work/vu.sock"
+		-chardev "socket,id=vu,path=$vudir/vu.sock"
 		-device vhost-user-vsock-pci,chardev=vu)
 	vuargs=(--socket "$work/vu.sock" --uds "$work/uds" --guest-cid "$VU_CID")
 	[ -z "$VU_PKT" ] || vuargs+=(--rx-pkt-max "$VU_PKT")
@@ -176,11 +180,13 @@ if [ "$VU" = 1 ]; then
 		read -ra more <<<"$VB_VU_ARGS"
 		vuargs+=("${more[@]}")
 	fi
-	"$VB_ROOT/build/vhost-user-vsock" "${vuargs[@]}" 2>"$OUTDIR/backend.log" &
-	backend=$!
-	bgpids+=("$backend")
-	for _ in $(seq 50); do [ -S "$work/vu.sock" ] && break; sleep 0.1; done
-	[ -S "$work/vu.sock" ] ||
+	if [ -z "${VB_VU_DIR:-}" ]; then
+		"$VB_ROOT/build/vhost-user-vsock" "${vuargs[@]}" 2>"$OUTDIR/backend.log" &
+		backend=$!
+		bgpids+=("$backend")
+	fi
+	for _ in $(seq 50); do [ -S "$vudir/vu.sock" ] && break; sleep 0.1; done
+	[ -S "$vudir/vu.sock" ] ||
 		{ echo "${0##*/}: vhost-user back-end did not start (see $OUTDIR/backend.log)" >&2; exit 1; }
 fi
 
@@ -199,7 +205,7 @@ if [ -n "$HOSTCMD" ]; then
 			kill -0 "$qpid" 2>/dev/null || exit 125
 			sleep 0.2
 		done
-		VB_UDS="$work/uds" VB_OUTDIR="$OUTDIR" VB_GUEST_PID=$qpid bash -c "$HOSTCMD"
+		VB_UDS="${vudir:-$work}/uds" VB_OUTDIR="$OUTDIR" VB_GUEST_PID=$qpid bash -c "$HOSTCMD"
 	) >"$OUTDIR/host.log" 2>&1 &
 	hpid=$!
 	bgpids+=("$hpid")

@@ -134,6 +134,17 @@ if [ "${VB_CHECK_VHOST_USER:-1}" = 1 ]; then
 			tail -n 8 "$OUT/h2g-$v.log"
 			verdict FAIL "$v: guest-run.sh -U -H ($OUT/h2g-$v.log)"
 		fi
+		# One back-end (--reconnect) for two QEMU guests in turn, then
+		# SIGTERM (exit 0, socket files gone).  23 s on baseline at load 17.
+		if [ "$v" = baseline ]; then
+			if "$ROOT/tests/vhost-user-reconnect.sh" -k "$v" -o "$OUT/vu-reconnect-$v" \
+			    >"$OUT/vu-reconnect-$v.log" 2>&1; then
+				verdict PASS "$v: vhost-user back-end --reconnect serves two guests in turn"
+			else
+				tail -n 6 "$OUT/vu-reconnect-$v.log"
+				verdict FAIL "$v: vhost-user --reconnect ($OUT/vu-reconnect-$v.log)"
+			fi
+		fi
 	done
 	# Device removal during RX batches: the guest unbinds its
 	# virtio-vsock device while 16 MiB arrive in 64 B packets
