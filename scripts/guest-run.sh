@@ -40,7 +40,9 @@ usage: ${0##*/} -k VARIANT [-s SMP] [-m MEM_MB] [-t TIMEOUT_S] [-o OUTDIR]
   -c CID      its guest CID (default 3)
   -P BYTES    its largest packet to the guest (back-end --rx-pkt-max)
               (env VB_VU_ARGS: more back-end options, e.g. --no-event-idx;
-              VB_VU_DIR: use the back-end already serving DIR/vu.sock, DIR/uds)
+              VB_VU_DIR: use the back-end already serving DIR/vu.sock, DIR/uds;
+              VB_VU_RECONNECT=N: QEMU's chardev reconnect=N - QEMU 7.2's
+              vhost-user-vsock fails at start with it, "Failed to set msg fds")
   -H COMMAND  host-side command (bash -c), started once the guest reached
               /init; env VB_UDS = the device's host endpoint (write
               "CONNECT <port>"), VB_OUTDIR, VB_GUEST_PID (gone = the
@@ -171,7 +173,7 @@ if [ "$VU" = 1 ]; then
 	vudir=${VB_VU_DIR:-$work}
 	qemu+=(-object "memory-backend-memfd,id=mem,size=${MEM}M,share=on"
 		-numa node,memdev=mem
-		-chardev "socket,id=vu,path=$vudir/vu.sock"
+		-chardev "socket,id=vu,path=$vudir/vu.sock${VB_VU_RECONNECT:+,reconnect=$VB_VU_RECONNECT}"
 		-device vhost-user-vsock-pci,chardev=vu)
 	vuargs=(--socket "$work/vu.sock" --uds "$work/uds" --guest-cid "$VU_CID")
 	[ -z "$VU_PKT" ] || vuargs+=(--rx-pkt-max "$VU_PKT")
