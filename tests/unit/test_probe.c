@@ -6,6 +6,7 @@
  * prototype check, and the "no BTF" / "no vsock" refusals.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +19,7 @@
 
 #include <bpf/btf.h>
 
+#include "../../tools/vsockbatch/commands.h"
 #include "../../tools/vsockbatch/probe.h"
 
 struct kbtf {
@@ -292,9 +294,71 @@ static void test_refusals(void **state)
 	assert_non_null(strstr(err, "cannot read BTF from /nonexistent/vmlinux"));
 }
 
+/* cmd_probe --btf PATH with stderr captured into err; returns the status. */
+static int probe_btf(const char *path, char *err, size_t len)
+{
+	char tmpl[] = "/tmp/vb-probe-err.XXXXXX";
+	char *argv[] = { "probe", "--btf", (char *)path, NULL };
+	int fd = mkstemp(tmpl), saved, rc;
+	ssize_t n;
+
+	assert_true(fd >= 0);
+	unlink(tmpl);
+	fflush(stderr);
+	saved = dup(2);
+	dup2(fd, 2);
+	rc = cmd_probe(3, argv);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	n = pread(fd, err, len - 1, 0);
+	err[n > 0 ? n : 0] = 0;
+	close(fd);
+	return rc;
+}
+
+/* A --btf FILE that is no BTF: one line, exit 2 (it once said "Unknown
+ * error 4001" after raw libbpf lines, and exited 1). */
+static void test_cmd_bad_btf_file(void **state)
+{
+	char path[] = "/tmp/vb-probe-notbtf.XXXXXX", err[1024];
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "not a BTF file\n", 15), 15);
+	close(fd);
+	assert_int_equal(probe_btf(path, err, sizeof(err)), VB_EXIT_USAGE);
+	assert_non_null(strstr(err, "is not BTF"));
+	assert_null(strstr(err, "libbpf"));
+	assert_int_equal(strchr(err, '\n')[1], 0);	/* one line */
+
+	/* an ELF file without .BTF (this test binary, its DWARF aside) */
+	assert_int_equal(probe_btf("/proc/self/exe", err, sizeof(err)),
+			 VB_EXIT_USAGE);
+	assert_null(strstr(err, "libbpf"));
+	assert_null(strstr(err, "Unknown error"));
+	assert_int_equal(strchr(err, '\n')[1], 0);
+
+	/* raw BTF magic, then garbage */
+	fd = open(path, O_WRONLY | O_TRUNC);
+	assert_int_equal(write(fd, "\x9f\xeb\x01\x00garbage", 11), 11);
+	close(fd);
+	assert_int_equal(probe_btf(path, err, sizeof(err)), VB_EXIT_USAGE);
+	assert_null(strstr(err, "libbpf"));
+	assert_null(strstr(err, "Unknown error"));
+	assert_int_equal(strchr(err, '\n')[1], 0);
+	unlink(path);
+
+	assert_int_equal(probe_btf("/nonexistent/vmlinux", err, sizeof(err)),
+			 VB_EXIT_USAGE);
+	assert_non_null(strstr(err, "No such file"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cmd_bad_btf_file),
 		cmocka_unit_test(test_baseline_kernel),
 		cmocka_unit_test(test_batched_by_function_and_tracepoint),
 		cmocka_unit_test(test_wrong_shapes_switched_off),

@@ -341,10 +341,17 @@ int vb_probe_kernel(struct vb_probe *p, const char *btf_path,
 	err = libbpf_get_error(b.vmlinux);
 	if (err) {
 		b.vmlinux = NULL;
+		char why[128];
+
+		/* libbpf's own codes (4000 and up) have no strerror() text */
+		if (btf_path && err == -ENOENT && !access(btf_path, R_OK))
+			snprintf(why, sizeof(why), "no .BTF section in it");
+		else if (libbpf_strerror(err, why, sizeof(why)))
+			snprintf(why, sizeof(why), "%s", strerror(-err));
 		snprintf(errbuf, errlen, btf_path ? "cannot read BTF from %s: %s"
 			 : "kernel has no BTF (%s%s): CONFIG_DEBUG_INFO_BTF=y is required",
 			 btf_path ? btf_path : "/sys/kernel/btf/vmlinux: ",
-			 strerror(-err));
+			 why);
 		return -ENOENT;
 	}
 	p->btf = true;

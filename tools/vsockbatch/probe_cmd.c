@@ -4,9 +4,13 @@
  * kernel (or a BTF file) offers and whether it carries the batching
  * series.  Loads nothing; root is not needed for /sys/kernel/btf.
  */
+#include <errno.h>
 #include <getopt.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+
+#include <bpf/libbpf.h>
 
 #include "commands.h"
 #include "probe.h"
@@ -25,7 +29,42 @@ static void usage(FILE *f)
 "  -h, --help      this help\n"
 "\n"
 "Exit status: 0 the tracer can run, 1 it cannot (reason on stderr),\n"
-"2 bad usage.\n");
+"2 bad usage or a --btf FILE that is not BTF.\n");
+}
+
+/* libbpf's messages about the user's file would repeat our one line. */
+static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	(void)level;
+	(void)fmt;
+	(void)ap;
+	return 0;
+}
+
+/*
+ * A --btf FILE must be raw BTF (magic 0xeb9f, either byte order) or an
+ * ELF file (a vmlinux with .BTF).  0, or -1 with the reason in err.
+ */
+static int check_btf_file(const char *path, char *err, size_t len)
+{
+	unsigned char m[4];
+	FILE *f = fopen(path, "rb");
+	size_t n;
+
+	if (!f) {
+		snprintf(err, len, "cannot read BTF from %s: %s", path,
+			 strerror(errno));
+		return -1;
+	}
+	n = fread(m, 1, sizeof(m), f);
+	fclose(f);
+	if (n == sizeof(m) && ((m[0] == 0x9f && m[1] == 0xeb) ||
+			       (m[0] == 0xeb && m[1] == 0x9f) ||
+			       !memcmp(m, "\x7f" "ELF", 4)))
+		return 0;
+	snprintf(err, len, "%s is not BTF: neither raw BTF (magic 0xeb9f) nor an ELF vmlinux",
+		 path);
+	return -1;
 }
 
 int cmd_probe(int argc, char **argv)
@@ -61,9 +100,17 @@ int cmd_probe(int argc, char **argv)
 			argv[optind]);
 		return VB_EXIT_USAGE;
 	}
+	if (btf) {
+		/* the user's file: bad content is bad input (exit 2) */
+		if (check_btf_file(btf, err, sizeof(err))) {
+			fprintf(stderr, "vsockbatch probe: %s\n", err);
+			return VB_EXIT_USAGE;
+		}
+		libbpf_set_print(quiet);
+	}
 	if (vb_probe_kernel(&p, btf, err, sizeof(err))) {
 		fprintf(stderr, "vsockbatch probe: %s\n", err);
-		return VB_EXIT_FAIL;
+		return btf ? VB_EXIT_USAGE : VB_EXIT_FAIL;
 	}
 	vb_probe_print(&p, stdout);
 	if (vb_probe_usable(&p, err, sizeof(err))) {
