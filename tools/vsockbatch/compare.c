@@ -53,7 +53,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "Usage: vsockbatch compare [options] BASE PATCHED\n"
-"       vsockbatch compare [options] -b BASE1 -b BASE2 ... -p PATCHED1 -p PATCHED2 ...\n"
+"       vsockbatch compare [options] -b BASE1 -b BASE2 ... -p PATCHED1 ...\n"
 "Compare baseline and patched results files (vsockbatch record output).\n"
 "\n"
 "BASE and PATCHED are one results file each, or comma-separated lists\n"
@@ -68,7 +68,8 @@ static void usage(FILE *f)
 "      --level L        confidence level, 0.5 < L < 1 (default 0.95)\n"
 "      --noise PCT      no verdict unless the whole CI is beyond +-PCT %%\n"
 "                       (default 1)\n"
-"      --seed N         bootstrap seed (default 0x%llx, always printed)\n"
+"      --seed N         bootstrap seed (default 0x%llx,\n"
+"                       always printed)\n"
 "      --iters N        bootstrap resamples, >= 100 (default %u)\n"
 "  -h, --help           this text\n"
 "\n"

@@ -87,7 +87,8 @@ static uint64_t unix_ns(void)
 static void usage(FILE *f)
 {
 	fprintf(f,
-"Usage: vsockbatch top [-i SECONDS] [-s KEY] [-r] [-C CPUS] [-b|--json [-n COUNT]]\n"
+"Usage: vsockbatch top [-i SECONDS] [-s KEY] [-r] [-C CPUS]\n"
+"                      [-b|--json [-n COUNT]]\n"
 "       vsockbatch top --replay FILE [-s KEY] [-r] [-b|--json]\n"
 "       vsockbatch-top ...\n"
 "\n"
