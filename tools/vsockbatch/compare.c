@@ -976,6 +976,23 @@ static void print_text(FILE *f, const struct input *in,
 		fprintf(f, "warning: %s\n", w->msg[i]);
 }
 
+struct text_args {
+	const struct input *in;
+	const struct cmp_opts *o;
+	struct row *rows;
+	size_t nrows;
+	const struct row *head;
+	const struct order_info *oi;
+	const struct warnings *w;
+};
+
+static void print_text_args(FILE *f, const void *ctx)
+{
+	const struct text_args *a = ctx;
+
+	print_text(f, a->in, a->o, a->rows, a->nrows, a->head, a->oi, a->w);
+}
+
 static json_t *jnum(double v)
 {
 	return isfinite(v) ? json_real(v) : json_null();
@@ -1271,22 +1288,9 @@ int cmd_compare(int argc, char **argv)
 	} else if (o.wide) {
 		print_text(stdout, &in, &o, rows, nrows, head, &oi, &w);
 	} else {
-		/* through a buffer, so every line can be fitted to 80 */
-		char *buf = NULL, *line, *nl;
-		size_t len = 0;
-		FILE *m = open_memstream(&buf, &len);
+		struct text_args a = { &in, &o, rows, nrows, head, &oi, &w };
 
-		print_text(m ? m : stdout, &in, &o, rows, nrows, head, &oi, &w);
-		if (m) {
-			fclose(m);
-			for (line = buf; line && *line; line = nl ? nl + 1 : NULL) {
-				nl = strchr(line, '\n');
-				if (nl)
-					*nl = 0;
-				vb_wrap_line(stdout, line, CMP_WIDTH);
-			}
-			free(buf);
-		}
+		vb_print_wrapped(stdout, CMP_WIDTH, print_text_args, &a);
 	}
 	if (fflush(stdout)) {
 		fprintf(stderr, CMP_NAME ": write error on standard output\n");

@@ -678,19 +678,18 @@ void vb_wrap_line(FILE *out, const char *line, int width)
 	}
 }
 
-/* The text report, its long lines wrapped at width. */
-static void print_wrapped(FILE *out, const struct vb_results *r,
-			  const char *name, int width, bool per_flow)
+void vb_print_wrapped(FILE *out, int width, vb_print_fn print,
+		      const void *ctx)
 {
 	char *buf = NULL, *line, *nl;
 	size_t len = 0;
 	FILE *m = open_memstream(&buf, &len);
 
 	if (!m) {	/* no memory for the copy: unwrapped is still right */
-		vb_report_text_opts(out, r, name, width, per_flow);
+		print(out, ctx);
 		return;
 	}
-	vb_report_text_opts(m, r, name, width, per_flow);
+	print(m, ctx);
 	fclose(m);
 	for (line = buf; line && *line; line = nl ? nl + 1 : NULL) {
 		nl = strchr(line, '\n');
@@ -699,6 +698,20 @@ static void print_wrapped(FILE *out, const struct vb_results *r,
 		vb_wrap_line(out, line, width);
 	}
 	free(buf);
+}
+
+struct report_args {
+	const struct vb_results *r;
+	const char *name;
+	int width;
+	bool per_flow;
+};
+
+static void print_report(FILE *f, const void *ctx)
+{
+	const struct report_args *a = ctx;
+
+	vb_report_text_opts(f, a->r, a->name, a->width, a->per_flow);
 }
 
 static void usage(FILE *f)
@@ -782,7 +795,9 @@ int cmd_report(int argc, char **argv)
 	} else if (wide) {
 		vb_report_text_opts(stdout, &r, argv[optind], 0, per_flow);
 	} else {
-		print_wrapped(stdout, &r, argv[optind], REPORT_WIDTH, per_flow);
+		struct report_args a = { &r, argv[optind], REPORT_WIDTH, per_flow };
+
+		vb_print_wrapped(stdout, REPORT_WIDTH, print_report, &a);
 	}
 	vb_results_free(&r);
 	if (fflush(stdout) || ferror(stdout)) {

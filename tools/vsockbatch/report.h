@@ -19,6 +19,10 @@ void vb_report_text_opts(FILE *f, const struct vb_results *r,
 			 const char *name, int width, bool per_flow);
 /* One line, broken at spaces to width; continuation indented 4 more. */
 void vb_wrap_line(FILE *out, const char *line, int width);
+/* What print(f, ctx) writes, each line through vb_wrap_line(). */
+typedef void (*vb_print_fn)(FILE *f, const void *ctx);
+void vb_print_wrapped(FILE *out, int width, vb_print_fn print,
+		      const void *ctx);
 /*
  * Malloc'ed JSON (indent 2): derived metrics, totals, histograms (the
  * non-empty slots), flows by bytes with their metrics and histograms,
