@@ -197,8 +197,16 @@ BYTES=256K sender >"$out/top.tx" 2>&1 || fail "sender under top"
 wait $rpid
 wait $tpid || fail "top -b"
 cat "$out/tracer-top.txt"
-grep -q "^vsockbatch top - .* - live" "$out/tracer-top.txt" || fail "top -b: no header"
+# each frame: a time line, then the kernel, its mode, the tracer's
+# mode and map use; no key help
+grep -q "^vsockbatch top - [0-9][0-9]:[0-9][0-9]:[0-9][0-9] - live" "$out/tracer-top.txt" ||
+	fail "top -b: no header with the frame's time"
 grep -q "^kernel .* ($kmode), [a-z]* mode, flows [0-9]*/256, map full [0-9]*" "$out/tracer-top.txt" || fail "top -b: no kernel mode, tracer mode, flows and map-full in the header"
+grep -qi "keys\|h help" "$out/tracer-top.txt" && fail "top -b: key help in batch frames"
+# an idle interval's CPU figure is a share of the interval, not a wrap
+awk '/^lookups\/pkt .* busy/ { v = $0; sub(/.*: /, "", v); sub(/% busy.*/, "", v);
+	if (v + 0 > 100.5) bad = 1 } END { exit bad }' "$out/tracer-top.txt" ||
+	fail "top -b: a CPU figure over 100 % busy"
 grep -q "^1:[0-9]* *1:$port " "$out/tracer-top.txt" ||
 	fail "top -b: no live row for the flow to 1:$port"
 vsockbatch top --json -i 1 -n 1 >"$out/tracer-top.jsonl" 2>&1 || fail "top --json"
@@ -242,7 +250,7 @@ wait_gone() {
 vsockbatch record -o /tmp/hup.json 2>/tmp/hup.err &
 p=$!
 i=0
-until grep -q "Ctrl-C to end" /tmp/hup.err || [ $i -gt 600 ]; do i=$((i + 1)); sleep 0.1; done
+until grep -q "Ctrl-C to end" /tmp/hup.err 2>/dev/null || [ $i -gt 600 ]; do i=$((i + 1)); sleep 0.1; done
 kill -HUP $p
 if wait_gone $p 60; then
 	wait $p; rc=$?
