@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include "../../tools/vsockbatch/cost.h"
@@ -260,6 +261,33 @@ static void test_numeric_flow_order(void **state)
 	vb_top_frame_free(&f);
 }
 
+/* record -i's line: titles, then time and the totals, within 80. */
+static void test_totals_line(void **state)
+{
+	struct vb_top_frame f;
+	char *buf = NULL, *line;
+	size_t len = 0;
+	FILE *m;
+
+	(void)state;
+	make_frame(&f, 1);
+	m = open_memstream(&buf, &len);
+	assert_non_null(m);
+	vb_top_print_totals_line(m, &f, true);
+	f.cost_unit = VB_COST_CYCLES;
+	vb_top_print_totals_line(m, &f, true);
+	fclose(m);
+	assert_non_null(strstr(buf, "TIME      PKTS/s   MB/s BATCH/s  PKT/B HOLDp50 HOLDp99  DR/B %DEF     CPU%\n"));
+	/* 1.5e9 busy ns/s on 2 CPUs = 75 % */
+	assert_non_null(strstr(buf, "22:13:20  123.5k  7.900    2000  61.70  20.5us  2.68ms  1.00  100     75.0\n"));
+	assert_non_null(strstr(buf, " CYCLES/s\n"));
+	assert_non_null(strstr(buf, "  100    1.50G\n"));
+	for (line = buf; *line; line = strchr(line, '\n') + 1)
+		assert_true(strchr(line, '\n') - line <= 80);
+	free(buf);
+	vb_top_frame_free(&f);
+}
+
 static void test_interval_cost(void **state)
 {
 	(void)state;
@@ -283,8 +311,12 @@ int main(void)
 		cmocka_unit_test(test_sort_column_kept_and_lit),
 		cmocka_unit_test(test_more_line_and_scrolling),
 		cmocka_unit_test(test_numeric_flow_order),
+		cmocka_unit_test(test_totals_line),
 		cmocka_unit_test(test_interval_cost),
 	};
 
+	/* frames show local time: make it the same wherever this runs */
+	setenv("TZ", "UTC", 1);
+	tzset();
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

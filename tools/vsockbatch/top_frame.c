@@ -422,7 +422,7 @@ void vb_top_print_totals_line(FILE *out, const struct vb_top_frame *f,
 		fprintf(out, "%-8s", "TIME");
 		for (c = COL_PKTS; c < COL_NR; c++)
 			fprintf(out, " %*s", cols[c].width, cols[c].title);
-		fprintf(out, " %7s\n", f->cost_unit == VB_COST_CYCLES ?
+		fprintf(out, " %8s\n", f->cost_unit == VB_COST_CYCLES ?
 			"CYCLES/s" : "CPU%");
 	}
 	stamp_text(b, sizeof(b), f->stamp_unix_ns, false);
@@ -437,7 +437,7 @@ void vb_top_print_totals_line(FILE *out, const struct vb_top_frame *f,
 	else	/* busy ns per second per CPU = utilisation */
 		fmt(cpu, sizeof(cpu), f->ncpus ? f->cost_per_s / 1e7 /
 		    (double)f->ncpus : NAN, "%.1f");
-	fprintf(out, " %7s\n", cpu);
+	fprintf(out, " %8s\n", cpu);
 	fflush(out);
 }
 
