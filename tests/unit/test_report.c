@@ -378,6 +378,8 @@ static void test_top_replay_json_and_errors(void **state)
 	assert_non_null(nl);
 	assert_int_equal(nl[1], 0);	/* exactly one line */
 	expect_in(out, "\"source\":\"replay\"");
+	/* the recording's start, as -b's time line shows it */
+	expect_in(out, "\"time_unix_ns\":1700000000000000000,");
 	expect_in(out, "\"mode\":\"baseline\"");
 	expect_in(out, "\"unit\":\"cpu-clock-ns\"");
 	expect_in(out, "\"pkts_per_batch\":1.0");

@@ -474,9 +474,10 @@ void vb_top_print_json(FILE *out, const struct vb_top_frame *f)
 
 	json_object_set_new(root, "source", json_string(f->replay ? "replay" : "live"));
 	json_object_set_new(root, "interval_s", jnum(f->interval_s));
-	/* live: end of the interval; replay: start of the recording */
-	json_object_set_new(root, "time_unix_s", f->stamp_unix_ns ?
-			    json_real((double)f->stamp_unix_ns / 1e9) : json_null());
+	/* live: end of the interval; replay: start of the recording (an
+	 * integer: 6 significant digits of a real would keep no seconds) */
+	json_object_set_new(root, "time_unix_ns", f->stamp_unix_ns ?
+			    json_integer((json_int_t)f->stamp_unix_ns) : json_null());
 	json_object_set_new(root, "kernel", json_string(f->kernel));
 	json_object_set_new(root, "mode", json_string(vb_mode_name(f->mode)));
 	json_object_set_new(root, "trace_mode", json_string(vb_trace_mode_name(f->trace)));
