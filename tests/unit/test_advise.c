@@ -580,46 +580,21 @@ static void test_line(void **state)
 
 /* ---- the command --------------------------------------------------- */
 
+/* cmd_advise with its output captured: *out = stderr on failure, else stdout */
 static int run(char **out, int argc, ...)
 {
-	char *argv[8], opath[128], epath[128];
-	int rc, fd_out, fd_err, so, se;
+	char *argv[8], *o, *e;
 	va_list ap;
-	FILE *f;
-	long n;
-	int i;
+	int i, rc;
 
 	va_start(ap, argc);
 	for (i = 0; i < argc; i++)
 		argv[i] = va_arg(ap, char *);
 	argv[argc] = NULL;
 	va_end(ap);
-	snprintf(opath, sizeof(opath), "%s/out", tmpdir);
-	snprintf(epath, sizeof(epath), "%s/err", tmpdir);
-	fflush(stdout);
-	fflush(stderr);
-	so = dup(1);
-	se = dup(2);
-	fd_out = creat(opath, 0600);
-	fd_err = creat(epath, 0600);
-	dup2(fd_out, 1);
-	dup2(fd_err, 2);
-	rc = cmd_advise(argc, argv);
-	fflush(stdout);
-	fflush(stderr);
-	dup2(so, 1);
-	dup2(se, 2);
-	close(so);
-	close(se);
-	close(fd_out);
-	close(fd_err);
-	f = fopen(rc ? epath : opath, "r");
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	rewind(f);
-	*out = calloc(1, (size_t)n + 1);
-	assert_int_equal(fread(*out, 1, (size_t)n, f), (size_t)n);
-	fclose(f);
+	rc = test_run_captured(cmd_advise, tmpdir, argc, argv, &o, &e);
+	*out = rc ? e : o;
+	free(rc ? o : e);
 	return rc;
 }
 

@@ -22,6 +22,7 @@
 #include "../../tools/vsockbatch/commands.h"
 #include "../../tools/vsockbatch/report.h"
 #include "../../tools/vsockbatch/top.h"
+#include "test_util.h"
 #include "tracer_fixture.h"
 
 static char tmpdir[] = "/tmp/vb-test-report-XXXXXX";
@@ -58,49 +59,16 @@ static char *write_fixture(const char *name, bool batched,
 static int run(int (*fn)(int, char **), char **out, char **errout, int argc,
 	       ...)
 {
-	char *argv[16], opath[128], epath[128];
-	int ofd, efd, saved_out, saved_err, rc, i;
+	char *argv[16];
 	va_list ap;
-	FILE *f;
-	long n;
+	int i;
 
 	va_start(ap, argc);
 	for (i = 0; i < argc; i++)
 		argv[i] = va_arg(ap, char *);
 	va_end(ap);
 	argv[argc] = NULL;
-	snprintf(opath, sizeof(opath), "%s/stdout", tmpdir);
-	snprintf(epath, sizeof(epath), "%s/stderr", tmpdir);
-	fflush(stdout);
-	fflush(stderr);
-	ofd = open(opath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	efd = open(epath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	saved_out = dup(1);
-	saved_err = dup(2);
-	dup2(ofd, 1);
-	dup2(efd, 2);
-	rc = fn(argc, argv);
-	fflush(stdout);
-	fflush(stderr);
-	dup2(saved_out, 1);
-	dup2(saved_err, 2);
-	close(saved_out);
-	close(saved_err);
-	close(ofd);
-	close(efd);
-	for (i = 0; i < 2; i++) {
-		char **dst = i ? errout : out;
-
-		f = fopen(i ? epath : opath, "r");
-		assert_non_null(f);
-		fseek(f, 0, SEEK_END);
-		n = ftell(f);
-		rewind(f);
-		*dst = calloc(1, (size_t)n + 1);
-		assert_int_equal(fread(*dst, 1, (size_t)n, f), (size_t)n);
-		fclose(f);
-	}
-	return rc;
+	return test_run_captured(fn, tmpdir, argc, argv, out, errout);
 }
 
 static void expect_in(const char *text, const char *want)

@@ -6,7 +6,11 @@
 #ifndef VSOCKBATCH_TEST_UTIL_H
 #define VSOCKBATCH_TEST_UTIL_H
 
+#include <fcntl.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 /*
  * assert_near(got, want, eps): |got - want| <= eps, on full doubles
@@ -23,6 +27,61 @@ static inline void test_near_(double got, double want, double eps,
 			    file, line, what, got, want, eps);
 		fail();
 	}
+}
+
+/* Read a whole file into a NUL-terminated malloc'ed string. */
+static inline char *test_slurp_(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *s;
+	long n;
+
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	s = calloc(1, (size_t)n + 1);
+	assert_non_null(s);
+	assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	return s;
+}
+
+/*
+ * Run a command's entry point fn(argc, argv) (argv NULL-terminated) with
+ * stdout and stderr captured in files under dir; *out and *err get their
+ * contents (malloc'ed).  Returns the command's exit status.
+ */
+static inline int test_run_captured(int (*fn)(int, char **), const char *dir,
+				    int argc, char **argv, char **out,
+				    char **err)
+{
+	char opath[256], epath[256];
+	int ofd, efd, so, se, rc;
+
+	snprintf(opath, sizeof(opath), "%s/stdout", dir);
+	snprintf(epath, sizeof(epath), "%s/stderr", dir);
+	fflush(stdout);
+	fflush(stderr);
+	ofd = open(opath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	efd = open(epath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(ofd >= 0 && efd >= 0);
+	so = dup(1);
+	se = dup(2);
+	dup2(ofd, 1);
+	dup2(efd, 2);
+	rc = fn(argc, argv);
+	fflush(stdout);
+	fflush(stderr);
+	dup2(so, 1);
+	dup2(se, 2);
+	close(so);
+	close(se);
+	close(ofd);
+	close(efd);
+	*out = test_slurp_(opath);
+	*err = test_slurp_(epath);
+	return rc;
 }
 
 #endif /* VSOCKBATCH_TEST_UTIL_H */
