@@ -25,10 +25,13 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 # RULE -> "PAYLOAD_A|RECV_A|PAYLOAD_B|RECV_B|EVIDENCE|WHAT": the scenario
-# where the rule fires (A) and the same with its advice followed (B).
+# where the rule fires (A) and the same with its advice followed (B);
+# PAYLOAD@RATE paces the host's writes (advise-host.sh).  wakeups is paced:
+# an unpaced 64 B stream stops waking the reader per packet when the host
+# is busy (and under --icount), and the rule no longer fires on A.
 declare -A SCEN=(
 	[per-packet]="256|--cpu 0 --recv-size 64K|4096|--cpu 0 --recv-size 64K|bytes_per_pkt|sender writes 256 B -> 4 KiB"
-	[wakeups]="64|--cpu 0 --recv-size 64K|64|--cpu 0 --recv-size 64K --rcvlowat 16K|recv_calls_per_mb|SO_RCVLOWAT 1 -> 16 KiB"
+	[wakeups]="64@64K|--cpu 0 --recv-size 64K|64@64K|--cpu 0 --recv-size 64K --rcvlowat 16K|recv_calls_per_mb|SO_RCVLOWAT 1 -> 16 KiB (64 B writes paced to 64 KiB/s)"
 	[credit]="4096|--cpu 0 --recv-size 64K --vsk-size 4K|4096|--cpu 0 --recv-size 64K --vsk-size 256K|stalled_windows|receiver buffer 4 KiB -> 256 KiB"
 	[rx-budget]="200|--cpu 0 --recv-size 64 --vsk-size 8K|200|--cpu 0 --recv-size 64 --vsk-size 256K|windows_at_budget|receiver buffer 8 KiB -> 256 KiB"
 	[same-cpu]="64|--cpu 1 --recv-size 64K|64|--cpu 0 --recv-size 64K|reader_share_on_rx_cpu|reader on the RX vCPU 1 -> vCPU 0"
@@ -66,7 +69,8 @@ IFS='|' read -r PA RA PB RB EVID WHAT <<<"${SCEN[$RULE]}"
 # Default size: the smaller payload x 4096, at most 4 MiB (64 B -> 256 KiB:
 # a 64 B transfer under TCG runs at ~0.1-2 MB/s)
 if [ -z "$BYTES" ]; then
-	b=$(( (PA < PB ? PA : PB) * 4096 ))
+	a=${PA%@*} b=${PB%@*}
+	b=$(( (a < b ? a : b) * 4096 ))
 	((b <= 4194304)) || b=4194304
 	BYTES=$b
 fi
