@@ -58,8 +58,8 @@ const struct vb_adv_rule_info vb_adv_rules[VB_ADV_NR] = {
 		"when recv() was traced, mean recv() return < 4 KiB",
 		"every data-ready call can wake the reader and costs it a "
 		"recv() syscall; batched kernels in the lab issue 18-20 per "
-		"MB from 1 KiB packets up, baseline one per packet (1024 per "
-		"MB at 1 KiB); SO_RCVLOWAT makes the kernel skip the call "
+		"MiB from 1 KiB packets up, baseline one per packet (1024 per "
+		"MiB at 1 KiB); SO_RCVLOWAT makes the kernel skip the call "
 		"until that many bytes are queued",
 	},
 	[VB_ADV_RX_BUDGET] = {
