@@ -97,6 +97,9 @@ OUT=$(cd "$OUT" && pwd)
 
 kdir=$("$VB_ROOT/scripts/kernel-build.sh" "$VARIANT") || die "$VARIANT: kernel build failed"
 load0=$(cut -d' ' -f1-3 /proc/loadavg) t0=$(date +%s)
+# What was measured, taken before the run; tree hashes survive a rebase.
+git=$(git -C "$VB_ROOT" rev-parse --short HEAD)$(git -C "$VB_ROOT" diff --quiet HEAD -- bpf include tools scripts tests || echo +dirty)
+trees=$(git -C "$VB_ROOT" rev-parse --short HEAD:bpf HEAD:scripts HEAD:tests/guest | paste -sd' ')
 cargs=()
 [ "$ICOUNT" = 1 ] && cargs=(-C icount)
 log "advise-ab $RULE: $PAIRS pairs on $VARIANT ($WHAT), into $OUT"
@@ -158,11 +161,12 @@ jq -n --arg rule "$RULE" --arg what "$WHAT" --argjson pairs "$PAIRS" --arg bytes
 	--arg kernel "$VARIANT $(basename "$kdir")" --arg a "payload $PA, vb-recv $RA" \
 	--arg b "payload $PB, vb-recv $RB" --arg l0 "$load0" --arg l1 "$load1" \
 	--argjson icount "$ICOUNT" --argjson rc "$rc" --arg secs "$(($(date +%s) - t0))" \
-	--arg git "$(git -C "$VB_ROOT" rev-parse --short HEAD)$(git -C "$VB_ROOT" diff --quiet || echo +dirty)" \
+	--arg git "$git" --arg trees "$trees" \
 	--arg cmd "scripts/advise-ab.sh $RULE --pairs $PAIRS --bytes $BYTES -k $VARIANT$([ "$ICOUNT" = 1 ] && echo ' --icount')" \
 	'{rule: $rule, change: $what, pairs: $pairs, bytes_per_transfer: $bytes, kernel: $kernel,
 	  a: $a, b: $b, icount: ($icount == 1), guest_exit: $rc, seconds: ($secs | tonumber),
-	  host_load_start: $l0, host_load_end: $l1, repo_commit: $git, command: $cmd,
+	  host_load_start: $l0, host_load_end: $l1, repo_commit: $git,
+	  trees_bpf_scripts_tests_guest: $trees, command: $cmd,
 	  exclusions: "none: every pair with both values positive enters the statistics"}' >"$OUT/manifest.json"
 cat "$OUT/abstat.txt"
 cut -f2 "$OUT/verdicts.tsv" | sort | uniq -c | sed 's/^/verdicts: /'

@@ -44,6 +44,10 @@ make -C "$wt" -j2 build/vsockbatch >"$OUT/base-build.log" 2>&1 || die "build of 
 cp "$wt/build/vsockbatch" "$VB_ROOT/build/vsockbatch-base"
 
 kdir=$("$VB_ROOT/scripts/kernel-build.sh" "$VARIANT") || die "$VARIANT: kernel build failed"
+# What was measured, taken before the run (the tree may move on meanwhile);
+# tree hashes survive a rebase, commit ids do not.
+now=$(git -C "$VB_ROOT" rev-parse --short HEAD)$(git -C "$VB_ROOT" diff --quiet HEAD -- bpf include tools || echo +dirty)
+trees=$(git -C "$VB_ROOT" rev-parse --short HEAD:bpf HEAD:include HEAD:tools/vsockbatch | paste -sd' ')
 load0=$(cut -d' ' -f1-3 /proc/loadavg) t0=$(date +%s)
 "$VB_ROOT/scripts/guest-run.sh" -K "$kdir" -t 1500 -C icount -o "$OUT" \
 	"$VB_ROOT/tests/guest/advise-overhead.sh" "$ROUNDS" "$BYTES" >/dev/null 2>"$OUT/guest-run.err"
@@ -63,13 +67,14 @@ awk -F'\t' '{ r = int(($1 - 1) / 3); v[r, $2] = $3; first[r] = first[r] ? first[
 	} }' "$OUT/insns-per-byte.tsv" >"$OUT/pairs.tsv"
 "$VB_ROOT/build/vsockbatch-lab" abstat "$OUT/pairs.tsv" | tee "$OUT/abstat.txt"
 "$VB_ROOT/build/vsockbatch-lab" abstat --json "$OUT/pairs.tsv" >"$OUT/abstat.json"
-jq -n --arg base "$BASE" --arg now "$(git -C "$VB_ROOT" rev-parse --short HEAD)$(git -C "$VB_ROOT" diff --quiet || echo +dirty)" \
+jq -n --arg base "$BASE" --arg now "$now" --arg trees "$trees" \
 	--argjson rounds "$ROUNDS" --arg bytes "$BYTES" --arg kernel "$VARIANT $(basename "$kdir")" \
 	--arg l0 "$load0" --arg l1 "$load1" --argjson rc "$rc" --arg secs "$(($(date +%s) - t0))" \
 	--arg cmd "scripts/advise-overhead.sh --base $BASE --rounds $ROUNDS --bytes $BYTES -k $VARIANT" \
 	'{what: "guest instructions per byte, 64 B loopback, untraced vs tracer at base vs tracer now",
 	  clock: "icount (QEMU -icount shift=0,sleep=off + vb-insns plugin): instruction counts, not wall-clock",
-	  base_commit: $base, now_commit: $now, rounds: $rounds, bytes: $bytes, kernel: $kernel,
+	  base_commit: $base, now_commit: $now,
+	  now_trees_bpf_include_tools_vsockbatch: $trees, rounds: $rounds, bytes: $bytes, kernel: $kernel,
 	  guest_exit: $rc, seconds: ($secs | tonumber), host_load_start: $l0, host_load_end: $l1,
 	  command: $cmd, exclusions: "none"}' >"$OUT/manifest.json"
 [ $rc -eq 0 ]
