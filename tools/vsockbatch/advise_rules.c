@@ -518,6 +518,15 @@ static void rule_rx_idle(const struct adv_in *in, struct vb_adv_finding *f,
 		    "%.2f s recording (threshold 65 %%); vCPU busy time not "
 		    "measured in cpu-clock ns.", ratio(in->mb, in->dur_s),
 		    occ * 100, in->dur_s);
+	if (f->verdict == VB_ADV_CLEAR && busy < IDLE_BUSY) {
+		size_t n = strlen(f->evidence);
+
+		snprintf(f->evidence + n, VB_ADV_TEXT - n, " %s",
+			 credit->verdict == VB_ADV_FIRES ?
+			 "Idle because the sender waits for credit (see the "
+			 "credit rule), not because the limit is elsewhere." :
+			 "Less than 1 MiB received: too little to judge.");
+	}
 	if (f->verdict == VB_ADV_FIRES)
 		say(f->advice, "Look at the sender and the host side (the "
 		    "device back-end, the host's CPUs, the sender's write "
