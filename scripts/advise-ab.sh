@@ -99,7 +99,7 @@ kdir=$("$VB_ROOT/scripts/kernel-build.sh" "$VARIANT") || die "$VARIANT: kernel b
 load0=$(cut -d' ' -f1-3 /proc/loadavg) t0=$(date +%s)
 # What was measured, taken before the run; tree hashes survive a rebase.
 git=$(git -C "$VB_ROOT" rev-parse --short HEAD)$(git -C "$VB_ROOT" diff --quiet HEAD -- bpf include tools scripts tests || echo +dirty)
-trees=$(git -C "$VB_ROOT" rev-parse --short HEAD:bpf HEAD:scripts HEAD:tests/guest | paste -sd' ')
+trees=$(for d in bpf scripts tests/guest; do echo "$d $(git -C "$VB_ROOT" rev-parse --short "HEAD:$d")"; done | paste -sd" ")
 cargs=()
 [ "$ICOUNT" = 1 ] && cargs=(-C icount)
 log "advise-ab $RULE: $PAIRS pairs on $VARIANT ($WHAT), into $OUT"

@@ -47,7 +47,7 @@ kdir=$("$VB_ROOT/scripts/kernel-build.sh" "$VARIANT") || die "$VARIANT: kernel b
 # What was measured, taken before the run (the tree may move on meanwhile);
 # tree hashes survive a rebase, commit ids do not.
 now=$(git -C "$VB_ROOT" rev-parse --short HEAD)$(git -C "$VB_ROOT" diff --quiet HEAD -- bpf include tools || echo +dirty)
-trees=$(git -C "$VB_ROOT" rev-parse --short HEAD:bpf HEAD:include HEAD:tools/vsockbatch | paste -sd' ')
+trees=$(for d in bpf include tools/vsockbatch; do echo "$d $(git -C "$VB_ROOT" rev-parse --short "HEAD:$d")"; done | paste -sd" ")
 load0=$(cut -d' ' -f1-3 /proc/loadavg) t0=$(date +%s)
 "$VB_ROOT/scripts/guest-run.sh" -K "$kdir" -t 1500 -C icount -o "$OUT" \
 	"$VB_ROOT/tests/guest/advise-overhead.sh" "$ROUNDS" "$BYTES" >/dev/null 2>"$OUT/guest-run.err"
