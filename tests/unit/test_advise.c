@@ -41,8 +41,9 @@ static void base(struct vb_results *r)
 {
 	static const char *const hooks[] = {
 		"fentry+fexit/virtio_transport_rx_work",
-		"fexit/lock_sock_nested", "fentry/release_sock",
-		"fentry+fexit/__lock_sock", "fentry/sock_def_readable",
+		"fexit/virtio_transport_recv_pkt",
+		"tp_btf/virtio_transport_recv_pkt",
+		"fentry+fexit/__lock_sock", "fentry/vsock_data_ready",
 		"fentry/sock_def_write_space",
 		"tracepoint/vsock/virtio_transport_rx_batch",
 		"fexit/vsock_connectible_recvmsg", "fentry/sk_error_report",
@@ -208,8 +209,10 @@ static void test_wakeups(void **state)
 	set(&r, VB_C_DR_AFTER, 256 * 64);	/* exactly 256 per MiB */
 	assert_int_equal(run_rule(&r, VB_ADV_WAKEUPS, &a), VB_ADV_CLEAR);
 
-	/* not traced at all */
+	/* not traced at all: neither vsock_data_ready nor rx_batch */
 	r.hooks[4][0] = '-';
+	assert_int_equal(run_rule(&r, VB_ADV_WAKEUPS, &a), VB_ADV_CLEAR);
+	r.hooks[6][0] = '-';
 	assert_int_equal(run_rule(&r, VB_ADV_WAKEUPS, &a), VB_ADV_NO_DATA);
 	vb_results_free(&r);
 }
@@ -410,6 +413,13 @@ static void test_starve(void **state)
 	assert_non_null(strstr(a.f[VB_ADV_STARVE].evidence, "2:1025 -> 3:1234"));
 	two_flows(&r, 32 * MIB, 32 * MIB);
 	assert_int_equal(run_rule(&r, VB_ADV_STARVE, &a), VB_ADV_CLEAR);
+	/* version-2 flows carry window bytes only */
+	two_flows(&r, 0, 0);
+	r.flows[0].agg.cnt[VB_C_BATCH_BYTES] = 60 * MIB;
+	r.flows[1].agg.cnt[VB_C_BATCH_BYTES] = 4 * MIB;
+	assert_int_equal(run_rule(&r, VB_ADV_STARVE, &a), VB_ADV_FIRES);
+	assert_near(evidence(&a, VB_ADV_STARVE, "top_flow_share"), 93.75, 1e-9);
+	r.flows[0].agg.cnt[VB_C_BATCH_BYTES] = 0;
 	/* a second flow of a few control packets does not count */
 	two_flows(&r, 60 * MIB, 1000);
 	r.flows[1].agg.cnt[VB_C_RW_PKTS] = 3;

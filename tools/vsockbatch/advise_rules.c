@@ -311,9 +311,17 @@ static void rule_wakeups(const struct adv_in *in, struct vb_adv_finding *f)
 			   (double)in->c[VB_C_RECV_CALLS]);
 	double uw = ratio((double)in->c[VB_C_USER_WAITS], in->mb);
 
-	if (!has_hook(in->r, "fentry/sock_def_readable")) {
+	/*
+	 * Data-ready is seen by sock_def_readable (version-1 files), by
+	 * vsock_data_ready (full mode: the decision, per packet of the
+	 * unbatched path) or by the series' rx_batch event (deferred calls).
+	 */
+	if (!has_hook(in->r, "fentry/sock_def_readable") &&
+	    !has_hook(in->r, "fentry/vsock_data_ready") &&
+	    !has_hook(in->r, "tp_btf/virtio_transport_rx_batch") &&
+	    !has_hook(in->r, "tracepoint/vsock/virtio_transport_rx_batch")) {
 		f->verdict = VB_ADV_NO_DATA;
-		say(f->evidence, "sock_def_readable was not traced.");
+		say(f->evidence, "data-ready was not traced.");
 		return;
 	}
 	ev(f, "data_ready_per_mb", per_mb, "per MiB");
@@ -541,14 +549,16 @@ static void rule_starve(const struct adv_in *in, struct vb_adv_finding *f)
 
 	for (i = 0; i < in->r->nflows; i++) {
 		const uint64_t *c = in->r->flows[i].agg.cnt;
+		/* flows carry window counters (version 2) or all (1) */
+		uint64_t b = c[VB_C_BYTES] ? c[VB_C_BYTES] : c[VB_C_BATCH_BYTES];
 
 		if (c[VB_C_RW_PKTS] < ST_FLOW_MIN_PKTS &&
 		    c[VB_C_BATCH_PKTS] < ST_FLOW_MIN_PKTS)
 			continue;
 		n++;
-		all += c[VB_C_BYTES];
-		if (c[VB_C_BYTES] > top) {
-			top = c[VB_C_BYTES];
+		all += b;
+		if (b > top) {
+			top = b;
 			ti = i;
 		}
 	}
