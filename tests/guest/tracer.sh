@@ -225,7 +225,8 @@ check "$rc == 2" "record -o into a missing directory exits 2 (before attaching)"
 vsockbatch record -o /tmp/iv.json -d 3 -i 1 >/tmp/iv.out 2>/tmp/iv.err; rc=$?
 cat /tmp/iv.err /tmp/iv.out
 check "$rc == 0" "record -d 3 -i 1"
-grep -q "record: attached [0-9]* hooks:" /tmp/iv.err || fail "record does not say what it attached"
+grep -qE "record: (light|full) mode, attached [0-9]+ hooks:" /tmp/iv.err ||
+	fail "record does not say its mode and what it attached"
 grep -q "record: kernel .*, $kmode RX path" /tmp/iv.err || fail "record does not say the kernel mode"
 grep -q "Ctrl-C to end" /tmp/iv.err || fail "record does not say 'Ctrl-C to end'"
 head -n 1 /tmp/iv.out | grep -q "^TIME  *PKTS/s " || fail "record -i: no column titles"

@@ -26,6 +26,7 @@
 #include "cost.h"
 #include "cpulist.h"
 #include "overhead.h"
+#include "report.h"
 #include "results.h"
 #include "top.h"
 #include "tracer.h"
@@ -318,12 +319,14 @@ static int check_output(const char *path)
 static void say_attached(const struct vb_results *r, const struct ticker *t,
 			 double duration, bool command)
 {
+	char line[512];
 	size_t i, col;
 
-	fprintf(stderr, "vsockbatch record: kernel %s, %s RX path (%s)\n",
-		r->kernel_release, vb_mode_name(r->mode), r->detected_by);
-	col = (size_t)fprintf(stderr, "vsockbatch record: attached %zu hooks:",
-			      r->nhooks);
+	snprintf(line, sizeof(line), "vsockbatch record: kernel %s, %s RX path (%s)",
+		 r->kernel_release, vb_mode_name(r->mode), r->detected_by);
+	vb_wrap_line(stderr, line, 80);
+	col = (size_t)fprintf(stderr, "vsockbatch record: %s mode, attached %zu hooks:",
+			      vb_trace_mode_name(r->trace), r->nhooks);
 	for (i = 0; i < r->nhooks; i++) {
 		if (col + 1 + strlen(r->hooks[i]) > 80)
 			col = (size_t)fprintf(stderr, "\n   ") - 1;
