@@ -6,7 +6,8 @@
 #   scripts/experiment.sh [--quick] [--mode loopback|h2g] [--pairs N]
 #                         [--payloads LIST] [--label NAME] [--out DIR]
 #                         [--scale N] [--cap SIZE] [--rtt-count N] [--no-trace]
-#                         [--clock wall|icount]
+#                         [--clock wall|icount] [--seconds T] [--no-tcp]
+#                         [--max-other CORES] [--max-steal PCT]
 #   scripts/experiment.sh --resummarize DIR
 #
 # Three kernel states (baseline, p1-3, patched; scripts/kernel-build.sh).
@@ -73,7 +74,7 @@ usage() { # usage [STATUS]: the header comment; 2 (to stderr) unless told
 
 STATES=(baseline p1-3 patched)
 QUICK=0 PAIRS= PAYLOADS= LABEL= OUT= SCALE= CAP= RTT_COUNT= TRACE=1 MODE=loopback
-CLOCK=wall
+CLOCK=wall XSECS= TCP=1 MAX_OTHER= MAX_STEAL=
 RESUM=
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -88,6 +89,10 @@ while [ $# -gt 0 ]; do
 	--rtt-count) RTT_COUNT=${2-}; shift ;;
 	--no-trace) TRACE=0 ;;
 	--clock) CLOCK=${2-}; shift ;;
+	--seconds) XSECS=${2-}; shift ;;
+	--no-tcp) TCP=0 ;;
+	--max-other) MAX_OTHER=${2-}; shift ;;
+	--max-steal) MAX_STEAL=${2-}; shift ;;
 	--resummarize) RESUM=${2-}; shift ;;
 	-h|--help) usage 0 ;;
 	*) echo "${0##*/}: unknown argument '$1'" >&2; usage ;;
@@ -284,12 +289,38 @@ if [ "$QUICK" = 1 ]; then
 	: "${PAIRS:=1}" "${PAYLOADS:=64 4K}" "${SCALE:=8192}" "${CAP:=2M}"
 	: "${RTT_COUNT:=50}" "${LABEL:=quick$lsuf$csuf}"
 	RTT_WANT="64" PP_WARMUP=5 RUN_TIMEOUT=300
+	# a functional check on whatever host runs it: the rule is recorded,
+	# not applied (tests/experiment-quick.sh applies one to a copy)
+	: "${MAX_OTHER:=off}" "${MAX_STEAL:=off}"
+	[ "$CLOCK" = wall ] && : "${XSECS:=0.04}"
 else
-	: "${PAIRS:=8}" "${PAYLOADS:=64 256 512 1K 4K 8K 16K 64K}"
+	# icount: 8 pairs (its cross-boot spread is ~1 %); wall: the cover
+	# letter's 16
+	if [ "$CLOCK" = wall ]; then : "${PAIRS:=16}" "${XSECS:=2}"; else : "${PAIRS:=8}"; fi
+	: "${PAYLOADS:=64 256 512 1K 4K 8K 16K 64K}"
 	: "${SCALE:=65536}" "${CAP:=64M}" "${RTT_COUNT:=300}"
 	if [ "$MODE" = h2g ]; then : "${LABEL:=h2g$csuf}"; else : "${LABEL:=default$csuf}"; fi
 	RTT_WANT="64 256 4096" PP_WARMUP=30 RUN_TIMEOUT=1200
 fi
+# The exclusion rule, fixed here before any run and written into the
+# manifest: a wall-clock transfer during which the rest of the host (not
+# QEMU, not the back-end, not the host sender) kept more than MAX_OTHER
+# cores busy, or the hypervisor stole more than MAX_STEAL % of the host's
+# time, measured the host, not the kernel.  icount counts instructions,
+# which no host load changes: no rule.
+if [ "$CLOCK" = icount ]; then MAX_OTHER=off MAX_STEAL=off; fi
+: "${MAX_OTHER:=0.5}" "${MAX_STEAL:=5}"
+for v in "$MAX_OTHER" "$MAX_STEAL"; do
+	[ "$v" = off ] || [[ "$v" =~ ^[0-9]+(\.[0-9]+)?$ ]] ||
+		{ echo "${0##*/}: --max-other/--max-steal need a number or 'off', not '$v'" >&2; exit 2; }
+done
+if [ -n "$XSECS" ]; then
+	[ "$CLOCK" = wall ] ||
+		{ echo "${0##*/}: --seconds sizes wall-clock transfers; icount ones are sized by --scale/--cap" >&2; exit 2; }
+	[[ "$XSECS" =~ ^[0-9]*\.?[0-9]+$ ]] && awk -v t="$XSECS" 'BEGIN { exit !(t > 0 && t <= 600) }' ||
+		{ echo "${0##*/}: --seconds needs a duration in (0, 600], not '$XSECS'" >&2; exit 2; }
+fi
+{ [ "$MODE" = h2g ] || [ "$CLOCK" = icount ]; } && TCP=0
 [[ "$PAIRS" =~ ^[1-9][0-9]*$ ]] || { echo "${0##*/}: --pairs needs a positive number, not '$PAIRS'" >&2; exit 2; }
 [[ "$SCALE" =~ ^[1-9][0-9]*$ ]] || { echo "${0##*/}: --scale needs a positive number, not '$SCALE'" >&2; exit 2; }
 [[ "$RTT_COUNT" =~ ^[1-9][0-9]*$ ]] || { echo "${0##*/}: --rtt-count needs a positive number, not '$RTT_COUNT'" >&2; exit 2; }
@@ -308,6 +339,38 @@ for p in ${PAYLOADS//,/ }; do
 	PL+=("$b")
 done
 [ ${#PL[@]} -gt 0 ] || { echo "${0##*/}: no payloads" >&2; exit 2; }
+# Transfer sizes for --seconds T: bytes = T * the fastest state's rate
+# at that payload, measured on this host with it otherwise quiet
+# (results/2026-11-30-quiet and -h2g-v2: the larger of the fixed and
+# matched means of baseline and patched, Gbit/s, TCG wall clock), so the
+# fastest kernel's transfer lasts about T and the others' longer; a
+# payload between two measured ones takes the larger one's rate, one
+# above 64K the 64K rate.  A busy host only makes transfers longer.
+# TCP carries the same bytes as the fixed vsock transfer.
+declare -A RATE
+if [ "$MODE" = h2g ]; then
+	RATE=([64]=0.0839 [256]=0.3013 [512]=0.5026 [1024]=0.6564 [4096]=0.7512
+	      [8192]=0.8508 [16384]=0.8038 [65536]=0.8666)
+else
+	RATE=([64]=0.0579 [256]=0.2456 [512]=0.4043 [1024]=0.5453 [4096]=0.8442
+	      [8192]=0.9737 [16384]=1.1243 [65536]=1.3971)
+fi
+rate_for() { # rate_for PAYLOAD: Gbit/s
+	local q
+	for q in 64 256 512 1024 4096 8192 16384 65536; do
+		((q >= $1)) && { echo "${RATE[$q]}"; return; }
+	done
+	echo "${RATE[65536]}"
+}
+XFER_BYTES=
+if [ -n "$XSECS" ]; then
+	for p in "${PL[@]}"; do
+		# whole writes, and at least 512 KiB: twice the socket buffer
+		b=$(awk -v r="$(rate_for "$p")" -v t="$XSECS" -v p="$p" \
+			'BEGIN { b = r * 1e9 / 8 * t; n = int((b + p - 1) / p); if (n * p < 524288) n = int((524288 + p - 1) / p); printf "%d", n * p }')
+		XFER_BYTES+="${XFER_BYTES:+ }$p:$b"
+	done
+fi
 # RTT sizes: those of 64, 256, 4096 that are payloads too (the summary
 # pairs values by payload).
 RTT=()
@@ -364,10 +427,14 @@ cmd="scripts/experiment.sh"
 cmd+=" --pairs $PAIRS --payloads '${PAYLOADS//,/ }' --scale $SCALE --cap $CAP --rtt-count $RTT_COUNT"
 [ "$TRACE" = 1 ] || cmd+=" --no-trace"
 [ "$CLOCK" = wall ] || cmd+=" --clock $CLOCK"
+[ -z "$XSECS" ] || cmd+=" --seconds $XSECS"
+[ "$TCP" = 1 ] || [ "$MODE" = h2g ] || [ "$CLOCK" = icount ] || cmd+=" --no-tcp"
+cmd+=" --max-other $MAX_OTHER --max-steal $MAX_STEAL"
 cmd+=" --label $LABEL"
 experiment=$(jq -n --argjson s "$SCALE" --argjson c "$CAPB" --argjson n "$RTT_COUNT" \
 	--argjson w "$PP_WARMUP" --argjson t "$TRACE" --arg mode "$MODE" \
-	--arg clock "$CLOCK" \
+	--arg clock "$CLOCK" --arg xsecs "$XSECS" --arg xbytes "$XFER_BYTES" \
+	--argjson tcp "$TCP" --arg mo "$MAX_OTHER" --arg ms "$MAX_STEAL" \
 	'{mode: $mode, clock: $clock,
 	  clock_note: (if $clock == "icount" then
 	    "QEMU -icount shift=0,sleep=off: guest time = instructions (1 ns each), all vCPUs serialised in one host thread; insn_* samples are exact per-vCPU guest instruction counts (vb-insns plugin) from accept() to EOF; measures work, not parallel throughput"
@@ -375,7 +442,22 @@ experiment=$(jq -n --argjson s "$SCALE" --argjson c "$CAPB" --argjson n "$RTT_CO
 	  bytes_rule: "payload * scale, at most cap", scale: $s, cap_bytes: $c,
 	  receiver: "vb-recv pinned to vCPU 0 (blocking recv)",
 	  rtt_count: $n, rtt_warmup: $w, traced_run_per_payload: ($t == 1),
-	  order: "round i: baseline, p1-3, patched; round i+1 reversed"} +
+	  order: "round i: baseline, p1-3, patched; round i+1 reversed",
+	  transfer_seconds: (if $xsecs == "" then null else ($xsecs | tonumber) end),
+	  transfer_bytes: (if $xbytes == "" then null else
+	    ($xbytes | split(" ") | map(split(":") | {key: .[0], value: (.[1] | tonumber)}) | from_entries) end),
+	  transfer_sizing: (if $xsecs == "" then "payload * scale, at most cap"
+	    else "untraced transfers (fixed, matched, TCP): transfer_seconds * the fastest state'"'"'s rate on a quiet host (results/2026-11-30-quiet, -h2g-v2), whole writes, >= 512 KiB; warm-up and traced: payload * scale, at most cap" end),
+	  tcp: ($tcp == 1),
+	  tcp_note: (if $tcp == 1 then "tcp.P: the fixed transfer over TCP on 127.0.0.1 in the same guest (vb-sender/vb-recv --tcp, Nagle on, default buffers), same bytes and pinning; TCP ping-pong at the RTT sizes"
+	    elif $mode == "h2g" then "no TCP column: the lab kernels have no virtio-net (CONFIG_VIRTIO_NET off); QEMU user networking (slirp) would measure slirp, not a virtio-net datapath comparable with vhost-user-vsock"
+	    else "no TCP column (--no-tcp or icount)" end),
+	  host_watch: "scripts/xfer-watch.sh: host /proc/stat, QEMU and back-end CPU at the guest'"'"'s VB-XFER begin/end console lines; host sender CPU from bash time (runs/*/host-xfer.jsonl)",
+	  exclusion: {
+	    rule: (if $mo == "off" and $ms == "off" then "none (recorded, not applied)"
+	      else "exclude a transfer (all its samples) when other_cores > max_other_cores or steal_pct > max_steal_pct during it; other = host busy - QEMU - back-end - host sender; decided before the runs" end),
+	    max_other_cores: (if $mo == "off" then null else ($mo | tonumber) end),
+	    max_steal_pct: (if $ms == "off" then null else ($ms | tonumber) end)}} +
 	 if $mode == "h2g" then
 	  {sender: "host: vhost-user-vsock send, one packet per write (packet size = payload)",
 	   rtt: "host: vhost-user-vsock pingpong (host clock) <-> guest vb-pingpong server on vCPU 0",
@@ -407,6 +489,45 @@ write_manifest() {
 		mv "$OUT/manifest.json.tmp" "$OUT/manifest.json"
 }
 
+# host_xfer RUNDIR: RUNDIR/host-xfer.tsv (scripts/xfer-watch.sh's ticks)
+# -> RUNDIR/host-xfer.jsonl, one object per transfer: host seconds, the
+# guest's own seconds (vb-recv, first byte to EOF), host busy cores,
+# steal %, QEMU cores, back-end and host-sender cores (h2g), and the
+# rest: other = busy - QEMU - back-end - sender, the load the exclusion
+# rule judges.  Cores are tick ratios: ncpu * d_x / d_total.
+host_xfer() {
+	local d=$1
+	[ -s "$d/host-xfer.tsv" ] || { echo "${0##*/}: $d: no host-xfer.tsv (the host watcher saw no transfer)" >&2; return 1; }
+	awk -F'\t' -v d="$d" '
+	function guest_s(name,   f, l, v) {
+		f = d "/raw/" name ".rx.out"; v = ""
+		while ((getline l < f) > 0)
+			if (l ~ /^\{"tool":"vb-recv"/ && match(l, /"seconds":[0-9.eE+-]+/))
+				v = substr(l, RSTART + 10, RLENGTH - 10)
+		close(f)
+		return v == "" ? "null" : v
+	}
+	function sender_cpu(name,   f, l, a, v) {
+		f = d "/raw/host." name ".time"; v = 0
+		while ((getline l < f) > 0)
+			if (split(l, a, " ") == 3 && a[1] ~ /^[0-9.]+$/)
+				v = a[1] + a[2]
+		close(f)
+		return v
+	}
+	NR == 1 { next }
+	$4 > 0 {
+		name = $1; p = name; sub(/^[^.]*\./, "", p); kind = name; sub(/\..*$/, "", kind)
+		hs = $3 - $2; n = $9
+		busy = n * $5 / $4; qemu = n * $7 / $4; be = n * $8 / $4
+		snd = hs > 0 ? sender_cpu(name) / hs : 0
+		other = busy - qemu - be - snd
+		if (other < 0) other = 0
+		printf "{\"xfer\":\"%s\",\"kind\":\"%s\",\"payload\":%d,\"host_s\":%.3f,\"guest_s\":%s,\"busy_cores\":%.3f,\"steal_pct\":%.2f,\"qemu_cores\":%.3f,\"backend_cores\":%.3f,\"sender_cores\":%.3f,\"other_cores\":%.3f}\n",
+			name, kind, p, hs, guest_s(name), busy, 100 * $6 / $4, qemu, be, snd, other
+	}' "$d/host-xfer.tsv" >"$d/host-xfer.jsonl"
+}
+
 # ------------------------------------------------------------------ runs
 total=$((PAIRS * ${#STATES[@]}))
 runs_json='[]'
@@ -431,11 +552,15 @@ for ((r = 0; r < PAIRS; r++)); do
 		l0=$(cut -d' ' -f1 /proc/loadavg)
 		env=(PAYLOADS="${PL[*]}" SCALE="$SCALE" CAP="$CAPB" RTT_SIZES="${RTT[*]}"
 		     PP_COUNT="$RTT_COUNT" PP_WARMUP="$PP_WARMUP" TRACE="$TRACE"
-		     CLOCK="$CLOCK")
+		     CLOCK="$CLOCK" XFER_BYTES="$XFER_BYTES" TCP="$TCP")
 		devargs=()
 		for e in "${env[@]}"; do devargs+=(-e "$e"); done
+		# The host's view of each transfer (scripts/xfer-watch.sh; in
+		# h2g mode h2g-host.sh starts it).
 		if [ "$MODE" = h2g ]; then
 			devargs+=(-U -H "$(printf '%q ' env "${env[@]}" "$VB_ROOT/scripts/h2g-host.sh")")
+		else
+			devargs+=(-H "$(printf '%q' "$VB_ROOT/scripts/xfer-watch.sh")")
 		fi
 		"$VB_ROOT/scripts/guest-run.sh" -K "${KDIR[$st]}" -s 2 -t "$RUN_TIMEOUT" \
 			-C "$CLOCK" -o "$OUT/$dir" "${devargs[@]}" -e "STATE=$st" -e "MODE=$MODE" \
@@ -448,6 +573,7 @@ for ((r = 0; r < PAIRS; r++)); do
 		# h2g: the host's RTT samples join the guest's.
 		[ -f "$OUT/$dir/host-samples.jsonl" ] &&
 			cat "$OUT/$dir/host-samples.jsonl" >>"$OUT/$dir/samples.jsonl"
+		host_xfer "$OUT/$dir" || { [ $rc -ne 0 ] || rc=1; }
 		secs=$(($(date +%s) - rs))
 		if [ $rc -ne 0 ]; then
 			failed=$((failed + 1))

@@ -17,16 +17,22 @@
 # connection attempts never reach the guest during the previous transfer
 # or while the tracer loads.
 #
+# Each sender runs under bash's `time`: its CPU (user + system seconds,
+# raw/host.NAME.time) is the host sender's share of the host load during
+# the transfer.  scripts/xfer-watch.sh runs beside, for the whole run: the
+# host's busy/steal time and QEMU's and the back-end's CPU per transfer.
+#
 # Environment: VB_UDS, VB_OUTDIR, VB_GUEST_PID (from guest-run.sh -H);
-# PAYLOADS, SCALE, CAP, RTT_SIZES, PP_COUNT, PP_WARMUP, TRACE, WARMUP as given to
-# the guest.  Output: VB_OUTDIR/host-samples.jsonl, VB_OUTDIR/raw/host.*.
+# PAYLOADS, SCALE, CAP, XFER_BYTES, RTT_SIZES, PP_COUNT, PP_WARMUP, TRACE,
+# WARMUP as given to the guest.  Output: VB_OUTDIR/host-samples.jsonl,
+# VB_OUTDIR/raw/host.*, VB_OUTDIR/host-xfer.tsv.
 # Exit 0 when every step worked, 1 otherwise (the others still run).
 set -uo pipefail
 VB_ROOT=$(cd "$(dirname "$0")/.." && pwd)
 VU=$VB_ROOT/build/vhost-user-vsock
 : "${VB_UDS:?run me through scripts/guest-run.sh -U -H}"
 : "${VB_OUTDIR:?}" "${VB_GUEST_PID:?}" "${PAYLOADS:?}" "${SCALE:?}" "${CAP:?}"
-RTT_SIZES=${RTT_SIZES-}
+RTT_SIZES=${RTT_SIZES-} XFER_BYTES=${XFER_BYTES-}
 PP_COUNT=${PP_COUNT:-500} PP_WARMUP=${PP_WARMUP:-50} TRACE=${TRACE:-1}
 for n in $PAYLOADS $RTT_SIZES $SCALE $CAP $PP_COUNT $PP_WARMUP; do
 	[[ "$n" =~ ^[0-9]+$ ]] || { echo "h2g-host: bad number '$n'" >&2; exit 2; }
@@ -39,6 +45,8 @@ raw=$VB_OUTDIR/raw
 samples=$VB_OUTDIR/host-samples.jsonl
 : >"$samples"
 port=3000 fails=0
+"$VB_ROOT/scripts/xfer-watch.sh" &
+watcher=$!
 
 say() { echo "h2g-host: $*"; }
 fail() { say "FAIL: $*"; fails=$((fails + 1)); }
@@ -52,8 +60,15 @@ wait_listen() {
 	done
 }
 
-bytes_for() { # bytes_for PAYLOAD
-	local b=$(($1 * SCALE))
+bytes_for() { # bytes_for PAYLOAD KIND: as tests/guest/experiment-run.sh
+	local b e
+	case $2 in
+	fixed|match)
+		for e in $XFER_BYTES; do
+			[ "${e%%:*}" = "$1" ] && { echo "${e#*:}"; return; }
+		done ;;
+	esac
+	b=$(($1 * SCALE))
 	((b <= CAP)) || b=$CAP
 	echo "$b"
 }
@@ -61,10 +76,12 @@ bytes_for() { # bytes_for PAYLOAD
 # send NAME PAYLOAD: the host sender of the guest's next transfer
 send() {
 	port=$((port + 1))
+	local TIMEFORMAT='%3U %3S %3R' rc
 	wait_listen "$raw/$1.rx.out" "$port" || return 1
-	"$VU" send --uds "$VB_UDS" --port "$port" --bytes "$(bytes_for "$2")" \
-		--buf-size "$2" --retry 10 >"$raw/host.$1.tx.out" 2>&1 ||
-		fail "$1 (port $port): sender exited $?: $(tail -n 1 "$raw/host.$1.tx.out")"
+	{ time "$VU" send --uds "$VB_UDS" --port "$port" --bytes "$(bytes_for "$2" "${1%%.*}")" \
+		--buf-size "$2" --retry 10 >"$raw/host.$1.tx.out" 2>&1; } 2>"$raw/host.$1.time"
+	rc=$?
+	[ $rc -eq 0 ] || fail "$1 (port $port): sender exited $rc: $(tail -n 1 "$raw/host.$1.tx.out")"
 }
 
 # jnum FILE KEY: KEY of the JSON line in FILE (a number)
@@ -102,5 +119,7 @@ if [ "$TRACE" = 1 ]; then
 		send "traced.$p" "$p"
 	done
 fi
+# The watcher ends at the guest's "VB-XFER done" (or with the guest).
+wait "$watcher"
 say "$(wc -l <"$samples") samples, $fails failure(s)"
 [ "$fails" -eq 0 ]

@@ -11,6 +11,14 @@
 #   PAYLOADS   write sizes in bytes, e.g. "64 256 4096"      (required)
 #   SCALE      transfer bytes per payload byte (bytes = payload * SCALE)
 #   CAP        upper bound of a transfer, bytes
+#   XFER_BYTES "PAYLOAD:BYTES ..." sizes of the untraced transfers (fixed,
+#              matched, TCP; experiment.sh sizes them from measured rates
+#              so that each lasts >= its target); payloads not listed,
+#              the warm-up and the traced transfers use SCALE/CAP
+#   TCP        1 (default): the fixed transfer once more over TCP on
+#              127.0.0.1, and the ping-pongs over TCP too; wall clock,
+#              loopback mode only (the lab kernels have no virtio-net;
+#              scripts/insns-samples.sh knows no tcp.* window yet)
 #   RTT_SIZES  ping-pong sizes in bytes (default "64 256 4096"; "" = none)
 #   PP_COUNT   timed round trips per size (default 500)
 #   PP_WARMUP  untimed round trips first (default 50)
@@ -25,6 +33,10 @@
 #              clock warps over idle time and ticks land on idle instants.
 # The receiver (vb-recv, blocking recv()) is pinned to vCPU 0, the sender
 # (vb-sender) to vCPU 1; ping-pong server on vCPU 0, client on vCPU 1.
+# Every transfer is framed by "VB-XFER begin NAME" and "VB-XFER end NAME"
+# lines on the console: the host's watcher (scripts/xfer-watch.sh) reads
+# them live and samples the host's /proc/stat and QEMU's CPU time there,
+# so each transfer has the host load it ran under; "VB-XFER done" last.
 # In h2g mode the sender and the ping-pong client are on the host; it
 # connects once the listener's "Listen port N" line is in its output file
 # here (shared with the host), so no connection attempt reaches the guest
@@ -37,7 +49,9 @@
 # ones.
 #
 # Output in $RESULTS:
-#   samples.jsonl  one {"payload":P,"metric":M,"value":V} line per number
+#   samples.jsonl  one {"payload":P,"metric":M,"value":V[,"xfer":NAME]} line
+#                  per number; xfer names the transfer it came from (the
+#                  host's exclusion rule drops a transfer's samples)
 #   raw/           every program's full output (key: value lines + JSON)
 #   traced/P.json  vsockbatch results file per payload
 #   marks.tsv      (icount) "first_mark name payload bytes" per transfer
@@ -54,6 +68,9 @@ TRACE=${TRACE:-1}
 STATE=${STATE:-unknown}
 MODE=${MODE:-loopback}
 CLOCK=${CLOCK:-wall}
+XFER_BYTES=${XFER_BYTES-}
+TCP=${TCP:-1}
+{ [ "$MODE" = h2g ] || [ "$CLOCK" = icount ]; } && TCP=0
 case $MODE in loopback|h2g) ;; *) echo "experiment-run: MODE must be loopback or h2g, not '$MODE'"; exit 2 ;; esac
 case $CLOCK in wall|icount) ;; *) echo "experiment-run: CLOCK must be wall or icount, not '$CLOCK'"; exit 2 ;; esac
 mkdir -p "$out/raw" "$out/traced" || exit 1
@@ -78,12 +95,19 @@ jval() {
 		sed -n "s/.*\"$3\":\"\{0,1\}\([^,\"}]*\)\"\{0,1\}[,}].*/\1/p"
 }
 
-# sample PAYLOAD METRIC VALUE: one line of samples.jsonl (numbers only)
+# sample PAYLOAD METRIC VALUE: one line of samples.jsonl (numbers only),
+# tagged with the transfer it came from ($xfer, set by stream; empty for
+# the ping-pongs)
+xfer=
 sample() {
 	case $3 in
 	''|*[!0-9.eE+-]*) fail "payload $1: $2: no number ('$3')"; return ;;
 	esac
-	printf '{"payload":%s,"metric":"%s","value":%s}\n' "$1" "$2" "$3" >>"$samples"
+	if [ -n "$xfer" ]; then
+		printf '{"payload":%s,"metric":"%s","value":%s,"xfer":"%s"}\n' "$1" "$2" "$3" "$xfer" >>"$samples"
+	else
+		printf '{"payload":%s,"metric":"%s","value":%s}\n' "$1" "$2" "$3" >>"$samples"
+	fi
 }
 
 # cpu_busy: busy time of each CPU so far, in USER_HZ ticks (10 ms on
@@ -94,21 +118,41 @@ cpu_busy() {
 	awk '/^cpu[0-9]/ { printf "%d ", $2 + $3 + $4 + $7 + $8 }' /proc/stat
 }
 
-# stat_samples PAYLOAD BYTES BEFORE AFTER: busy ns per received byte, all
-# CPUs, and (h2g) on the RX worker's vCPU 1.  Fewer than 5 ticks (50 ms)
-# is too coarse to be a measurement (tiny --quick transfers): no sample.
+# stat_samples PAYLOAD BYTES BEFORE AFTER [tcp]: busy ns per received
+# byte, all CPUs, and (h2g) on the RX worker's vCPU 1, and the efficiency
+# beside the throughput: Gbit/s per busy vCPU = bits / busy vCPU-ns
+# (8 / ns-per-byte; the throughput divided by the vCPUs it kept busy).
+# With "tcp": the TCP transfer's (stat_ns_per_byte_tcp, eff_tcp_...).
+# Fewer than 5 ticks (50 ms) is too coarse to be a measurement (tiny
+# --quick transfers): no sample.
 stat_samples() {
+	sfx=${5:+_$5}
 	# ticks: all CPUs, then vCPU 1
 	set -- "$1" "$2" $(echo "$3|$4" | awk -F'|' '{ n = split($1, x, " "); split($2, y, " ")
 		t = 0; for (i = 1; i <= n; i++) t += y[i] - x[i]; print t, y[2] - x[2] }')
 	[ "$CLOCK" = icount ] && return 0
-	[ "$3" -ge 5 ] && sample "$1" stat_ns_per_byte "$(awk -v t="$3" -v b="$2" 'BEGIN { printf "%.6f", t * 1e7 / b }')"
-	[ "$MODE" = h2g ] && [ "$4" -ge 5 ] &&
+	if [ "$3" -ge 5 ]; then
+		sample "$1" "stat_ns_per_byte$sfx" "$(awk -v t="$3" -v b="$2" 'BEGIN { printf "%.6f", t * 1e7 / b }')"
+		if [ -n "$sfx" ]; then
+			sample "$1" eff_tcp_gbps_per_vcpu "$(awk -v t="$3" -v b="$2" 'BEGIN { printf "%.6f", 8 * b / (t * 1e7) }')"
+		else
+			sample "$1" eff_gbps_per_vcpu "$(awk -v t="$3" -v b="$2" 'BEGIN { printf "%.6f", 8 * b / (t * 1e7) }')"
+		fi
+	fi
+	if [ "$MODE" = h2g ] && [ "$4" -ge 5 ]; then
 		sample "$1" stat_ns_per_byte_rx_cpu "$(awk -v t="$4" -v b="$2" 'BEGIN { printf "%.6f", t * 1e7 / b }')"
+		sample "$1" eff_gbps_per_rx_vcpu "$(awk -v t="$4" -v b="$2" 'BEGIN { printf "%.6f", 8 * b / (t * 1e7) }')"
+	fi
 	return 0
 }
 
-bytes_for() { # bytes_for PAYLOAD
+bytes_for() { # bytes_for PAYLOAD KIND: XFER_BYTES's size, or SCALE/CAP
+	case $2 in
+	fixed|match|tcp)
+		for e in $XFER_BYTES; do
+			[ "${e%%:*}" = "$1" ] && { echo "${e#*:}"; return; }
+		done ;;
+	esac
 	b=$(($1 * SCALE))
 	[ "$b" -le "$CAP" ] || b=$CAP
 	echo "$b"
@@ -132,12 +176,30 @@ stream_h2g() {
 	return 0
 }
 
-# stream NAME PAYLOAD TRACED RECV_ARGS...: one vb-recv + vb-sender transfer
-# (h2g: the host's sender); sets rx (receiver output file) or returns 1
+# xmark TEXT: "VB-XFER TEXT" straight onto the console, where the host's
+# watcher reads it at once (this script's stdout goes through a pipe to
+# tee, which runs only when the transfer's vCPUs let it)
+xmark() {
+	echo "VB-XFER $1" >/dev/console 2>/dev/null || echo "VB-XFER $1"
+}
+
+# stream NAME PAYLOAD TRACED RECV_ARGS...: one vb-recv + vb-sender
+# transfer (h2g: the host's sender; NAME tcp.*: over TCP on 127.0.0.1),
+# between "VB-XFER begin/end NAME" lines; sets rx (receiver output file)
+# and xfer, or returns 1
 stream() {
+	xmark "begin $1"
+	stream_one "$@"
+	src=$?
+	xmark "end $1"
+	xfer=$1
+	return $src
+}
+
+stream_one() {
 	name=$1 p=$2 traced=$3
 	shift 3
-	bytes=$(bytes_for "$p")
+	bytes=$(bytes_for "$p" "${name%%.*}")
 	port=$((port + 1))
 	rx=$out/raw/$name.rx.out
 	tx=$out/raw/$name.tx.out
@@ -150,9 +212,11 @@ stream() {
 		stream_h2g "$name" "$p" "$traced" "$@"
 		return
 	fi
+	peer="--cid 1"
+	case $name in tcp.*) set -- --tcp "$@"; peer=--tcp ;; esac
 	vb-recv --port $port --cpu 0 --expect-bytes "$bytes" "$@" >"$rx" 2>&1 &
 	rpid=$!
-	set -- vb-sender --cid 1 --port $port --bytes "$bytes" --buf-size "$p" \
+	set -- vb-sender $peer --port $port --bytes "$bytes" --buf-size "$p" \
 		--cpu 1 --retry 10
 	if [ "$traced" = 1 ]; then
 		set -- vsockbatch record -o "$out/traced/$p.json" \
@@ -182,6 +246,8 @@ stream() {
 	echo "scale: $SCALE cap: $CAP rtt: $RTT_SIZES x $PP_COUNT (+$PP_WARMUP warm-up)"
 	echo "trace: $TRACE"
 	echo "clock: $CLOCK"
+	echo "xfer bytes: ${XFER_BYTES:-(payload * scale, at most cap)}"
+	echo "tcp: $TCP"
 } >"$out/env.txt"
 say "$(uname -r), state $STATE, mode $MODE, payloads: $PAYLOADS"
 
@@ -227,7 +293,17 @@ for p in $PAYLOADS; do
 		sample "$p" tput_match_gbps "$(jval "$rx" vb-recv gbps)"
 		sample "$p" recv_calls_match "$(jval "$rx" vb-recv recv_calls)"
 	fi
+	# The same transfer as fixed.$p over TCP on 127.0.0.1 (Nagle on, as a
+	# user gets it): the vsock/TCP column.
+	[ "$TCP" = 1 ] || continue
+	b0=$(cpu_busy)
+	if stream "tcp.$p" "$p" 0 --recv-size 64K --rcvlowat 1; then
+		b1=$(cpu_busy)
+		sample "$p" tput_tcp_gbps "$(jval "$rx" vb-recv gbps)"
+		stat_samples "$p" "$bytes" "$b0" "$b1" tcp
+	fi
 done
+xfer=
 
 for s in $RTT_SIZES; do
 	port=$((port + 1))
@@ -252,6 +328,23 @@ for s in $RTT_SIZES; do
 	for m in mean p50 p99; do
 		sample "$s" "rtt_${m}_us" "$(jval "$f.client.out" vb-pingpong rtt_us_$m)"
 	done
+	[ "$TCP" = 1 ] || continue
+	# The same round trips over TCP (TCP_NODELAY is not needed: one
+	# request in flight, so Nagle never holds one back).
+	port=$((port + 1))
+	f=$out/raw/pp-tcp.$s
+	vb-pingpong --tcp --server --port $port --cpu 0 >"$f.server.out" 2>&1 &
+	spid=$!
+	if ! vb-pingpong --tcp --client 127.0.0.1 --port $port --size "$s" \
+	    --count "$PP_COUNT" --warmup "$PP_WARMUP" --cpu 1 \
+	    --retry 10 >"$f.client.out" 2>&1; then
+		fail "TCP ping-pong $s: client exited $?: $(tail -n 1 "$f.client.out")"
+		kill $spid 2>/dev/null
+		wait $spid
+		continue
+	fi
+	wait $spid || fail "TCP ping-pong $s: server failed"
+	sample "$s" rtt_tcp_mean_us "$(jval "$f.client.out" vb-pingpong rtt_us_mean)"
 done
 
 if [ "$TRACE" = 1 ]; then
@@ -260,6 +353,8 @@ if [ "$TRACE" = 1 ]; then
 			sample "$p" tput_traced_gbps "$(jval "$rx" vb-recv gbps)"
 	done
 fi
+xfer=
+xmark done
 
 {
 	echo "--- /proc/interrupts"

@@ -1,0 +1,89 @@
+#!/bin/bash
+# xfer-watch.sh: the host's view of every transfer of one experiment run.
+#
+# Started next to the guest (scripts/guest-run.sh -H, or by
+# scripts/h2g-host.sh), it follows OUTDIR/console.log live: the guest
+# script (tests/guest/experiment-run.sh) frames each transfer with
+# "VB-XFER begin NAME" and "VB-XFER end NAME" lines on the serial console,
+# and at each of them this samples
+#   /proc/stat's cpu line       the host's busy, steal and total ticks
+#   /proc/QEMU/stat             QEMU's user + system ticks (all threads)
+#   /proc/BACKEND/stat          (h2g) the vhost-user-vsock back-end's
+# so that every transfer has the host load it ran under.  A sub-second
+# TCG transfer on a shared 2-core host is only as good as that load, and
+# the experiment's exclusion rule (manifest.json) is applied to it.
+# The guest writes them straight to /dev/console (a line through its
+# script's stdout pipe waits for `tee` to be scheduled, i.e. until the
+# transfer's busy vCPUs let it); they reach the host a few ms late
+# (UART -> QEMU -> file -> inotify), which is small beside transfers of
+# seconds.
+#
+# Environment: VB_OUTDIR, VB_GUEST_PID (guest-run.sh -H: the guest's
+# `timeout` process; QEMU is its child), VB_UDS (h2g: names the back-end).
+# Output: VB_OUTDIR/host-xfer.tsv, a header then one row per transfer:
+#   name t_begin t_end d_total d_busy d_steal d_qemu d_backend ncpu
+# (times: host epoch seconds; d_*: USER_HZ ticks between begin and end).
+# Ends at "VB-XFER done" or when the guest is gone.  Exit 0, or 2 on a
+# bad environment.
+set -uo pipefail
+: "${VB_OUTDIR:?run me through scripts/guest-run.sh -H}" "${VB_GUEST_PID:?}"
+out=$VB_OUTDIR/host-xfer.tsv
+log=$VB_OUTDIR/console.log
+ncpu=$(nproc)
+qpid= bpid=
+
+# find_pids: QEMU (the guest's timeout's child) and, with VB_UDS, the
+# back-end serving it (its command line names the same --uds path)
+find_pids() {
+	local p c
+	[ -n "$qpid" ] || qpid=$(pgrep -P "$VB_GUEST_PID" | head -n 1)
+	if [ -z "$bpid" ] && [ -S "${VB_UDS:-}" ]; then
+		for p in /proc/[0-9]*; do
+			c=$( { tr '\0' ' ' <"$p/cmdline"; } 2>/dev/null) || continue
+			case $c in
+			*vhost-user-vsock*" --uds $VB_UDS "*) bpid=${p#/proc/}; break ;;
+			esac
+		done
+	fi
+}
+
+# ticks PID: utime + stime of PID (0 when it is gone or unknown)
+ticks() {
+	local f
+	[ -n "$1" ] && [ -r "/proc/$1/stat" ] || { echo 0; return; }
+	read -r f <"/proc/$1/stat" || { echo 0; return; }
+	# fields after "pid (comm) ": state ppid ... utime is the 12th
+	set -- ${f##*) }
+	echo $((${12} + ${13}))
+}
+
+# snap: "epoch total busy steal qemu backend"
+snap() {
+	local t _c u n s i w q sq st
+	t=$EPOCHREALTIME
+	read -r _c u n s i w q sq st _ </proc/stat
+	echo "$t $((u + n + s + i + w + q + sq + st)) $((u + n + s + q + sq)) $st $(ticks "$qpid") $(ticks "$bpid")"
+}
+
+printf 'name\tt_begin\tt_end\td_total\td_busy\td_steal\td_qemu\td_backend\tncpu\n' >"$out"
+declare -A begin
+while IFS= read -r line; do
+	line=${line%$'\r'}
+	case $line in
+	*"VB-XFER begin "*)
+		find_pids
+		begin[${line##*VB-XFER begin }]=$(snap) ;;
+	*"VB-XFER end "*)
+		now=$(snap)
+		name=${line##*VB-XFER end }
+		b=${begin[$name]:-}
+		[ -n "$b" ] || continue
+		read -r t0 tot0 busy0 st0 q0 be0 <<<"$b"
+		read -r t1 tot1 busy1 st1 q1 be1 <<<"$now"
+		printf '%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\n' "$name" "$t0" "$t1" \
+			$((tot1 - tot0)) $((busy1 - busy0)) $((st1 - st0)) \
+			$((q1 - q0)) $((be1 - be0)) "$ncpu" >>"$out" ;;
+	*"VB-XFER done"*) break ;;
+	esac
+done < <(tail -n +1 -F --pid="$VB_GUEST_PID" "$log" 2>/dev/null)
+exit 0
