@@ -15,6 +15,12 @@
 # interrupt pinned to vCPU 1, every traced packet processed there by
 # virtio_transport_rx_work(), batches of exactly 1 packet on baseline and
 # more than 1 at 64 B on the batched kernels, the RX-vCPU cost table.
+# Every mode: the host's record of every transfer (host-xfer.jsonl: host
+# busy cores, steal, QEMU's, the back-end's and the host sender's cores,
+# the rest) and the exclusion rule, applied mechanically by the summary
+# to copies of the set with rules that must exclude all, none and exactly
+# the transfers above a threshold.  Loopback wall clock: the TCP column
+# (the same transfers and ping-pongs over TCP) and the efficiency samples.
 # --clock icount: the instruction-count mode, with its own checks: the
 # plugin's insns.tsv and marks.tsv per run, positive insn_* samples for
 # every transfer (untraced, matched, traced), the summary's insn rows,
@@ -115,6 +121,32 @@ for d in $(jq -r '.runs[].dir' "$m" 2>/dev/null); do
 					((map(select(.metric == "insn_cpu0_per_byte" or .metric == "insn_cpu1_per_byte")) | map(.value) | add) - $t | fabs) < 1e-6 * $t' "$r/samples.jsonl"
 		done
 	fi
+	check "$d: host-xfer.jsonl: one record per measured transfer, sane cores" \
+		jq -e -s --argjson n "$(nproc)" --arg tcp "$([ "$MODE$CLOCK" = loopbackwall ] && echo 1 || echo 0)" '
+			(map(.xfer) | sort) as $have |
+			([64, 4096] | map(tostring) | map("fixed." + ., "match." + ., "traced." + .) +
+			 (if $tcp == "1" then ([64, 4096] | map("tcp." + tostring)) else [] end)) as $want |
+			($want - $have) == [] and
+			all(.[]; (.host_s > 0) and (.busy_cores >= 0 and .busy_cores <= $n + 0.01) and
+			    (.steal_pct >= 0 and .steal_pct <= 100) and .qemu_cores >= 0 and
+			    .other_cores >= 0 and (.sender_cores | type) == "number" and (.backend_cores | type) == "number")' "$r/host-xfer.jsonl"
+	check "$d: samples of transfers name their transfer (xfer)" \
+		jq -e -s 'all(.[] | select(.metric == "tput_fixed_gbps" or .metric == "tput_match_gbps"); (.xfer | test("^(fixed|match)\\.[0-9]+$")))' "$r/samples.jsonl"
+	if [ "$MODE$CLOCK" = loopbackwall ]; then
+		for p in 64 4096; do
+			check "$d: TCP transfer $p: vb-recv over tcp, sample tput_tcp_gbps" \
+				sh -c "grep -q '^{\"tool\":\"vb-recv\",\"format\":1,\"transport\":\"tcp\"' '$r/raw/tcp.$p.rx.out' &&
+				       jq -e -s --argjson p $p 'any(.[]; .metric == \"tput_tcp_gbps\" and .payload == \$p and .value > 0)' '$r/samples.jsonl'"
+		done
+		check "$d: TCP ping-pong at 64 B" \
+			jq -e -s 'any(.[]; .metric == "rtt_tcp_mean_us" and .payload == 64 and .value > 0)' "$r/samples.jsonl"
+		check "$d: efficiency samples (Gbit/s per busy vCPU), if any, positive" \
+			jq -e -s 'all(.[] | select(.metric | startswith("eff_")); .value > 0)' "$r/samples.jsonl"
+	fi
+	if [ "$MODE" = h2g ]; then
+		check "$d: host sender's CPU time per transfer (bash time)" \
+			grep -Eqx '[0-9.]+ [0-9.]+ [0-9.]+' "$r/raw/host.fixed.64.time"
+	fi
 	check "$d: RTT samples at 64 B" \
 		jq -e -s '[.[] | select(.payload == 64 and (.metric | startswith("rtt_")))] | length == 3' "$r/samples.jsonl"
 	[ "$MODE" = h2g ] || continue
@@ -206,6 +238,55 @@ for p in $plots_want; do
 	check "plots/$p.svg non-empty SVG" sh -c "test -s '$out/plots/$p.svg' && grep -q '<svg' '$out/plots/$p.svg'"
 	check "plots/$p.png non-empty PNG" sh -c "test -s '$out/plots/$p.png' && head -c 8 '$out/plots/$p.png' | od -An -c | grep -q 'P   N   G'"
 done
+
+# host load and the exclusion rule
+s_early=$out/summary.json
+check "manifest: exclusion rule with its limits, transfer sizing, TCP flag" \
+	jq -e '(.experiment.exclusion.rule | length) > 0 and (.experiment.exclusion | has("max_other_cores") and has("max_steal_pct")) and
+		(.experiment.transfer_sizing | length) > 0 and (.experiment.tcp | type) == "boolean"' "$m"
+if [ "$CLOCK" = wall ]; then
+	check "manifest: untraced transfers sized for --seconds at every payload" \
+		jq -e '(.experiment.transfer_seconds > 0) and ((.experiment.transfer_bytes | keys | map(tonumber) | sort) == [64, 4096]) and
+			all(.experiment.transfer_bytes[]; . >= 524288)' "$m"
+fi
+nrec=$(cat "$out"/runs/*/host-xfer.jsonl 2>/dev/null | wc -l)
+check "summary.json: host_load lists every transfer record ($nrec), the rule, counts" \
+	jq -e --argjson n "$nrec" '.host_load.transfers == $n and (.host_load.per_transfer | length) == $n and
+		(.host_load.rule | length) > 0 and (.host_load.excluded | type) == "number" and .host_load.runs_without_host_record == 0' "$s_early"
+check "report.md: host load section" grep -qF "Host load per transfer and the exclusion rule" "$out/report.md"
+check "report.md: efficiency section" grep -qF "Efficiency beside throughput" "$out/report.md"
+if [ "$MODE$CLOCK" = loopbackwall ]; then
+	check "summary.json: vsock/TCP throughput ratio per state at 64 and 4096" \
+		jq -e '[.vsock_vs_tcp[] | select(.ratio == "tput_vsock_over_tcp")] | length == 6 and all(.[]; .ratio_mean > 0)' "$s_early"
+	check "summary.json: TCP rows in the comparisons (control)" \
+		jq -e '[.comparisons[0].rows[] | select(.metric == "tput_tcp_gbps") | .payload] == [64, 4096]' "$s_early"
+	check "report.md: vsock beside TCP, per state" \
+		sh -c "grep -qF 'vsock beside TCP' '$out/report.md' && grep -q '^| 64B | .* | .* | [0-9.]* (n=1) |' '$out/report.md'"
+fi
+# The rule, applied by the summary alone: everything, nothing, and
+# exactly what lies above a threshold.
+rule_set() { # rule_set MAX_OTHER MAX_STEAL: excluded count of a copy of the set
+	rm -rf "$tmp/rule"
+	cp -r "$out" "$tmp/rule"
+	jq --argjson o "$1" --argjson st "$2" '.experiment.exclusion.max_other_cores = $o | .experiment.exclusion.max_steal_pct = $st' \
+		"$out/manifest.json" >"$tmp/rule/manifest.json"
+	"$LAB" summarize --allow-missing "$tmp/rule" >/dev/null 2>&1 || { echo fail; return; }
+	jq '.host_load.excluded' "$tmp/rule/summary.json"
+}
+nmeas=$(cat "$out"/runs/*/host-xfer.jsonl | jq -s '[.[] | select(.kind != "warmup")] | length')
+[ "$(rule_set -1 null)" = "$nmeas" ] && grep -qF "Excluded transfers:" "$tmp/rule/report.md" &&
+	jq -e '.host_load.dropped_samples > 0 and ([.comparisons[0].rows[] | select(.metric == "tput_fixed_gbps")] | all(.n_pairs == 0))' "$tmp/rule/summary.json" >/dev/null &&
+	ok "exclusion rule 'other > -1 core': all $nmeas measured transfers excluded, their samples dropped, listed" ||
+	bad "exclusion rule 'other > -1 core' did not exclude all $nmeas transfers"
+[ "$(rule_set 1000 null)" = 0 ] && ok "exclusion rule 'other > 1000 cores': none excluded" ||
+	bad "exclusion rule 'other > 1000 cores' excluded some"
+thr=$(cat "$out"/runs/*/host-xfer.jsonl | jq -s '[.[] | select(.kind != "warmup") | .other_cores] | sort | .[length / 2 | floor]')
+want=$(cat "$out"/runs/*/host-xfer.jsonl | jq -s --argjson t "$thr" '[.[] | select(.kind != "warmup" and .other_cores > $t)] | length')
+[ "$(rule_set "$thr" null)" = "$want" ] && ok "exclusion rule 'other > median ($thr)': exactly the $want above it" ||
+	bad "exclusion rule 'other > $thr' did not exclude exactly $want"
+wants=$(cat "$out"/runs/*/host-xfer.jsonl | jq -s '[.[] | select(.kind != "warmup" and .steal_pct > 0)] | length')
+[ "$(rule_set null 0)" = "$wants" ] && ok "exclusion rule 'steal > 0 %': exactly the $wants with steal" ||
+	bad "exclusion rule 'steal > 0 %' did not exclude exactly $wants"
 
 # the summarizer refuses a broken set
 cp -r "$out" "$tmp/broken"

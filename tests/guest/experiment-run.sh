@@ -15,6 +15,10 @@
 #              matched, TCP; experiment.sh sizes them from measured rates
 #              so that each lasts >= its target); payloads not listed,
 #              the warm-up and the traced transfers use SCALE/CAP
+#   TCP_SECONDS  the TCP transfers' duration (vb-sender --seconds: TCP's
+#              rates on a quiet host were never measured, and a transfer
+#              sized for vsock may be over in a fraction of it); unset:
+#              the vsock fixed transfer's bytes
 #   TCP        1 (default): the fixed transfer once more over TCP on
 #              127.0.0.1, and the ping-pongs over TCP too; wall clock,
 #              loopback mode only (the lab kernels have no virtio-net;
@@ -212,11 +216,16 @@ stream_one() {
 		stream_h2g "$name" "$p" "$traced" "$@"
 		return
 	fi
-	peer="--cid 1"
-	case $name in tcp.*) set -- --tcp "$@"; peer=--tcp ;; esac
-	vb-recv --port $port --cpu 0 --expect-bytes "$bytes" "$@" >"$rx" 2>&1 &
+	peer="--cid 1" amount="--bytes $bytes" expect="--expect-bytes $bytes"
+	case $name in
+	tcp.*)
+		set -- --tcp "$@"
+		peer=--tcp
+		[ -z "${TCP_SECONDS:-}" ] || { amount="--seconds $TCP_SECONDS"; expect=; } ;;
+	esac
+	vb-recv --port $port --cpu 0 $expect "$@" >"$rx" 2>&1 &
 	rpid=$!
-	set -- vb-sender $peer --port $port --bytes "$bytes" --buf-size "$p" \
+	set -- vb-sender $peer --port $port $amount --buf-size "$p" \
 		--cpu 1 --retry 10
 	if [ "$traced" = 1 ]; then
 		set -- vsockbatch record -o "$out/traced/$p.json" \
@@ -300,7 +309,7 @@ for p in $PAYLOADS; do
 	if stream "tcp.$p" "$p" 0 --recv-size 64K --rcvlowat 1; then
 		b1=$(cpu_busy)
 		sample "$p" tput_tcp_gbps "$(jval "$rx" vb-recv gbps)"
-		stat_samples "$p" "$bytes" "$b0" "$b1" tcp
+		stat_samples "$p" "$(jval "$rx" vb-recv bytes)" "$b0" "$b1" tcp
 	fi
 done
 xfer=

@@ -350,6 +350,21 @@ static void test_labels_and_values(void **state)
 	assert_false(sum_metrics[SUM_M_TPUT_TRACED].from_results);
 }
 
+/* The exclusion rule: strictly above a limit excludes; NaN never does. */
+static void test_xfer_exclusion(void **state)
+{
+	(void)state;
+	assert_false(sum_xfer_excluded(0.2, 1.0, 0.5, 5.0));
+	assert_false(sum_xfer_excluded(0.5, 5.0, 0.5, 5.0));
+	assert_true(sum_xfer_excluded(0.51, 0.0, 0.5, 5.0));
+	assert_true(sum_xfer_excluded(0.0, 5.1, 0.5, 5.0));
+	assert_false(sum_xfer_excluded(9.0, 99.0, NAN, NAN));
+	assert_true(sum_xfer_excluded(9.0, 0.0, 0.5, NAN));
+	assert_false(sum_xfer_excluded(NAN, NAN, 0.5, 5.0));
+	assert_int_equal(sum_metric_find("tput_tcp_gbps"), SUM_M_TPUT_TCP);
+	assert_int_equal(sum_metric_find("eff_gbps_per_vcpu"), SUM_M_EFF);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -361,6 +376,7 @@ int main(void)
 		cmocka_unit_test(test_row_ci_and_format),
 		cmocka_unit_test(test_row_verdict_and_order),
 		cmocka_unit_test(test_labels_and_values),
+		cmocka_unit_test(test_xfer_exclusion),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -29,6 +29,8 @@ static void usage(FILE *f)
 "  --tcp[=ADDR]       TCP over IPv4 to ADDR (default 127.0.0.1) instead of vsock\n"
 "  --port PORT        peer port (default 1234)\n"
 "  --bytes SIZE       total bytes to send (default 64M)\n"
+"  --seconds T        instead: send whole writes until T seconds have passed\n"
+"                     (like iperf -t; the transfer lasts >= T at any rate)\n"
 "  --buf-size SIZE    bytes per send() call (default 128K)\n"
 "  --vsk-size SIZE    SO_VM_SOCKETS_BUFFER_(MAX_)SIZE (default: kernel's, 256K)\n"
 "  --cpu N            pin to CPU N\n"
@@ -41,13 +43,14 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-	enum { O_CID = 1, O_BYTES, O_BUF };
+	enum { O_CID = 1, O_BYTES, O_BUF, O_SECONDS };
 	static const struct option opts[] = {
 		{ "cid", required_argument, NULL, O_CID },
 		{ "sender", required_argument, NULL, O_CID },
 		BENCH_OPT_PORT,
 		{ "bytes", required_argument, NULL, O_BYTES },
 		{ "buf-size", required_argument, NULL, O_BUF },
+		{ "seconds", required_argument, NULL, O_SECONDS },
 		BENCH_OPT_VSK,
 		BENCH_OPT_CPU,
 		BENCH_OPT_RETRY,
@@ -58,7 +61,8 @@ int main(int argc, char **argv)
 	uint64_t cid = 0, bytes = 64ULL << 20, buf_size = 128 << 10;
 	uint64_t vsk_eff = 0, calls = 0, ns_send = 0;
 	uint64_t sent = 0, t0, t1, clock_step;
-	int have_cid = 0, fd, err, c;
+	int have_cid = 0, have_bytes = 0, fd, err, c;
+	double seconds = 0;
 	struct bench_args a;
 	struct bench_json j;
 	char label[32];
@@ -73,6 +77,12 @@ int main(int argc, char **argv)
 			break;
 		case O_BYTES:
 			bytes = bench_arg_size(&a, "bytes", optarg, 1, UINT64_MAX);
+			have_bytes = 1;
+			break;
+		case O_SECONDS:
+			if (bench_parse_seconds(optarg, &seconds) || seconds <= 0 ||
+			    seconds > 86400)
+				bench_bad_arg(&a, "seconds", optarg);
 			break;
 		case O_BUF:
 			buf_size = bench_arg_size(&a, "buf-size", optarg, 1, 1ULL << 30);
@@ -83,6 +93,10 @@ int main(int argc, char **argv)
 		bench_usage_error(&a, "--cid (or --tcp) is required");
 	if (have_cid && a.tcp)
 		bench_usage_error(&a, "--cid is the vsock peer: not with --tcp");
+	if (have_bytes && seconds > 0)
+		bench_usage_error(&a, "give --bytes or --seconds, not both");
+	if (seconds > 0)
+		bytes = UINT64_MAX;
 
 	if (bench_args_pin(&a))
 		return 1;
@@ -103,7 +117,10 @@ int main(int argc, char **argv)
 	printf("Run as sender\n");
 	printf("Connect to %llu:%llu (%s)\n", (unsigned long long)cid,
 	       (unsigned long long)a.port, bench_transport_name(&a));
-	printf("Send %llu bytes\n", (unsigned long long)bytes);
+	if (seconds > 0)
+		printf("Send for %g seconds\n", seconds);
+	else
+		printf("Send %llu bytes\n", (unsigned long long)bytes);
 	printf("TX buffer %llu bytes\n", (unsigned long long)buf_size);
 	printf("%s %llu bytes\n", a.tcp ? "tcp SO_RCVBUF" : "vsock buffer",
 	       (unsigned long long)vsk_eff);
@@ -113,6 +130,9 @@ int main(int argc, char **argv)
 	clock_step = bench_clock_step_ns();
 	t0 = bench_now_ns();
 	while (sent < bytes) {
+		/* time-bounded: whole writes until the deadline */
+		if (seconds > 0 && bench_now_ns() - t0 >= (uint64_t)(seconds * 1e9))
+			break;
 		size_t n = bytes - sent < buf_size ? (size_t)(bytes - sent) : buf_size;
 
 		err = bench_send_all(fd, buf, n, &calls, &ns_send);
@@ -146,6 +166,8 @@ int main(int argc, char **argv)
 	bench_json_u64(&j, "buf_size", buf_size);
 	bench_json_u64(&j, a.tcp ? "tcp_rcvbuf" : "vsk_size", vsk_eff);
 	bench_json_u64(&j, "bytes", sent);
+	if (seconds > 0)
+		bench_json_double(&j, "seconds_target", seconds);
 	bench_json_u64(&j, "send_calls", calls);
 	bench_json_double(&j, "seconds_loop", (double)(t1 - t0) / 1e9);
 	bench_json_double(&j, "seconds_in_send", (double)ns_send / 1e9);

@@ -69,6 +69,17 @@ struct cpu_acc {
 	int64_t cost;
 };
 
+/* The host's view of one wall-clock transfer (run dir/host-xfer.jsonl,
+ * scripts/experiment.sh from scripts/xfer-watch.sh). */
+struct xfer_rec {
+	size_t run;			/* index into runs */
+	char name[40];			/* fixed.64, tcp.4096, traced.64 ... */
+	unsigned int payload;
+	double host_s, guest_s;		/* window on the host; the guest's own */
+	double busy, steal, qemu, backend, sender, other; /* cores; steal in % */
+	bool excluded;
+};
+
 struct set {
 	json_t *manifest;
 	const char *state_names[SUM_MAX_STATES];
@@ -94,6 +105,14 @@ struct set {
 	double level;		/* confidence level, for headings */
 	int rx_cpu;		/* manifest's experiment.rx_cpu; -1: none */
 	bool icount;		/* experiment.clock == "icount" */
+	/* host load per transfer and the exclusion rule (NaN: off) */
+	struct xfer_rec *xfers;
+	size_t nxfers, xcap;
+	double max_other, max_steal;
+	const char *rule;
+	size_t runs_no_host;	/* runs that measured but have no host record */
+	size_t dropped_samples;	/* samples of excluded transfers */
+	size_t dropped_traced;	/* traced files of excluded transfers */
 };
 
 /* Power of the "smallest detectable change" column (stats_paired_mde_pct). */
@@ -207,6 +226,22 @@ static int load_manifest(struct set *s, const char *dir)
 	s->rx_cpu = -1;
 	s->icount = !strcmp(json_string_value(json_object_get(json_object_get(s->manifest,
 				"experiment"), "clock")) ?: "wall", "icount");
+	{
+		json_t *ex = json_object_get(json_object_get(s->manifest, "experiment"),
+					     "exclusion");
+		json_t *mo = json_object_get(ex, "max_other_cores");
+		json_t *ms = json_object_get(ex, "max_steal_pct");
+
+		if ((mo && !json_is_number(mo) && !json_is_null(mo)) ||
+		    (ms && !json_is_number(ms) && !json_is_null(ms))) {
+			fprintf(stderr, SUM_NAME ": %s: experiment.exclusion limits must be numbers or null\n",
+				path);
+			return VB_EXIT_USAGE;
+		}
+		s->max_other = json_is_number(mo) ? json_number_value(mo) : NAN;
+		s->max_steal = json_is_number(ms) ? json_number_value(ms) : NAN;
+		s->rule = json_string_value(json_object_get(ex, "rule"));
+	}
 	v = json_object_get(json_object_get(s->manifest, "experiment"), "rx_cpu");
 	if (v) {
 		if (!json_is_integer(v) || json_integer_value(v) < 0 ||
@@ -274,6 +309,96 @@ static int load_manifest(struct set *s, const char *dir)
 	return 0;
 }
 
+static double jget(json_t *o, const char *k)
+{
+	json_t *v = json_object_get(o, k);
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* The run's host-xfer.jsonl, the rule applied to each transfer.  A run
+ * without one (older sets, icount sets before it existed, a watcher that
+ * saw nothing) keeps all its samples and is counted. */
+static int load_xfers(struct set *s, const char *dir, size_t ri)
+{
+	char path[4096], line[1024];
+	unsigned int lineno = 0;
+	json_error_t jerr;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s/host-xfer.jsonl", dir, s->run_dirs[ri]);
+	f = fopen(path, "r");
+	if (!f) {
+		if (errno != ENOENT) {
+			fprintf(stderr, SUM_NAME ": %s: %s\n", path, strerror(errno));
+			return VB_EXIT_FAIL;
+		}
+		if (s->runs[ri].status == 0)
+			s->runs_no_host++;
+		return 0;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		struct xfer_rec *x;
+		json_t *o;
+		const char *name;
+
+		lineno++;
+		o = json_loads(line, 0, &jerr);
+		name = json_string_value(json_object_get(o, "xfer"));
+		if (!o || !name || strlen(name) >= sizeof(x->name) ||
+		    !json_is_integer(json_object_get(o, "payload")) ||
+		    !isfinite(jget(o, "busy_cores")) || !isfinite(jget(o, "other_cores"))) {
+			fprintf(stderr, SUM_NAME ": %s:%u: not a host transfer record (xfer, payload, busy_cores, other_cores ...)\n",
+				path, lineno);
+			json_decref(o);
+			fclose(f);
+			return VB_EXIT_USAGE;
+		}
+		if (s->nxfers == s->xcap) {
+			struct xfer_rec *n;
+
+			s->xcap = s->xcap ? 2 * s->xcap : 256;
+			n = realloc(s->xfers, s->xcap * sizeof(*n));
+			if (!n) {
+				json_decref(o);
+				fclose(f);
+				fprintf(stderr, SUM_NAME ": out of memory\n");
+				return VB_EXIT_FAIL;
+			}
+			s->xfers = n;
+		}
+		x = &s->xfers[s->nxfers++];
+		memset(x, 0, sizeof(*x));
+		x->run = ri;
+		snprintf(x->name, sizeof(x->name), "%s", name);
+		x->payload = (unsigned int)json_integer_value(json_object_get(o, "payload"));
+		x->host_s = jget(o, "host_s");
+		x->guest_s = jget(o, "guest_s");
+		x->busy = jget(o, "busy_cores");
+		x->steal = jget(o, "steal_pct");
+		x->qemu = jget(o, "qemu_cores");
+		x->backend = jget(o, "backend_cores");
+		x->sender = jget(o, "sender_cores");
+		x->other = jget(o, "other_cores");
+		/* warm-up transfers are never measured: nothing to exclude */
+		x->excluded = strncmp(name, "warmup.", 7) &&
+			sum_xfer_excluded(x->other, x->steal, s->max_other, s->max_steal);
+		json_decref(o);
+	}
+	fclose(f);
+	return 0;
+}
+
+static bool xfer_excluded(const struct set *s, size_t ri, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < s->nxfers; i++)
+		if (s->xfers[i].run == ri && !strcmp(s->xfers[i].name, name))
+			return s->xfers[i].excluded;
+	return false;
+}
+
 static int load_samples(struct set *s, const char *dir, size_t ri)
 {
 	const struct sum_run *run = &s->runs[ri];
@@ -315,6 +440,13 @@ static int load_samples(struct set *s, const char *dir, size_t ri)
 			rc = VB_EXIT_USAGE;
 			break;
 		}
+		m = json_string_value(json_object_get(o, "xfer"));
+		if (m && xfer_excluded(s, ri, m)) {
+			/* the exclusion rule: this transfer measured the host */
+			s->dropped_samples++;
+			json_decref(o);
+			continue;
+		}
 		if (add_sample(s, run, (unsigned int)p, mi, json_number_value(v))) {
 			json_decref(o);
 			rc = VB_EXIT_FAIL;
@@ -340,6 +472,11 @@ static int load_traced(struct set *s, const char *dir, size_t ri)
 	for (pi = 0; pi < s->npayloads; pi++) {
 		unsigned int p = s->payloads[pi];
 
+		snprintf(path, sizeof(path), "traced.%u", p);
+		if (xfer_excluded(s, ri, path)) {
+			s->dropped_traced++;
+			continue;
+		}
 		snprintf(path, sizeof(path), "%s/%s/traced/%u.json", dir,
 			 s->run_dirs[ri], p);
 		vb_results_init(&r);
@@ -607,6 +744,110 @@ static json_t *tracer_cost_json(const struct set *s)
 	return a;
 }
 
+/*
+ * A within-run ratio per state: num / den of the same payload in the same
+ * boot (vsock over TCP, say), as the geometric mean over the runs with a
+ * t-interval on the log ratios.  Both sides ran back to back in one
+ * guest, so the boot's own speed cancels.
+ */
+static void run_ratio(const struct set *s, unsigned int st, unsigned int payload,
+		      enum sum_metric num, enum sum_metric den, double *mean,
+		      double *lo, double *hi, size_t *n)
+{
+	double v[256], u, t, m;
+	unsigned int r;
+	size_t i, k = 0;
+
+	for (r = 0; r < s->nrounds && k < 256; r++) {
+		double a = NAN, b = NAN;
+
+		for (i = 0; i < s->nsamples; i++) {
+			const struct sum_sample *x = &s->samples[i];
+
+			if (x->round != r || x->state != st || x->payload != payload)
+				continue;
+			if (x->metric == num)
+				a = x->value;
+			else if (x->metric == den)
+				b = x->value;
+		}
+		if (a > 0 && b > 0)
+			v[k++] = log(a / b);
+	}
+	*n = k;
+	*mean = *lo = *hi = NAN;
+	if (!k)
+		return;
+	m = stats_mean(v, k);
+	*mean = *lo = *hi = exp(m);
+	if (k < 2)
+		return;
+	u = stats_sd(v, k) / sqrt((double)k);
+	t = stats_t_quantile((1 + s->level) / 2, (double)(k - 1));
+	*lo = exp(m - t * u);
+	*hi = exp(m + t * u);
+}
+
+static json_t *host_load_json(const struct set *s)
+{
+	json_t *o = json_object(), *all = json_array();
+	size_t i, nex = 0;
+
+	for (i = 0; i < s->nxfers; i++) {
+		const struct xfer_rec *x = &s->xfers[i];
+		const struct sum_run *r = &s->runs[x->run];
+
+		nex += x->excluded;
+		json_array_append_new(all, json_pack("{s:s,s:s,s:i,s:s,s:i,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:b}",
+			"run", s->run_dirs[x->run], "state", s->state_names[r->state],
+			"round", r->round, "xfer", x->name, "payload", x->payload,
+			"host_s", jnum(x->host_s), "guest_s", jnum(x->guest_s),
+			"busy_cores", jnum(x->busy), "steal_pct", jnum(x->steal),
+			"qemu_cores", jnum(x->qemu), "backend_cores", jnum(x->backend),
+			"sender_cores", jnum(x->sender), "other_cores", jnum(x->other),
+			"excluded", x->excluded));
+	}
+	json_object_set_new(o, "rule", json_string(s->rule ? s->rule : "none"));
+	json_object_set_new(o, "max_other_cores", jnum(s->max_other));
+	json_object_set_new(o, "max_steal_pct", jnum(s->max_steal));
+	json_object_set_new(o, "transfers", json_integer((json_int_t)s->nxfers));
+	json_object_set_new(o, "excluded", json_integer((json_int_t)nex));
+	json_object_set_new(o, "dropped_samples", json_integer((json_int_t)s->dropped_samples));
+	json_object_set_new(o, "dropped_traced_files", json_integer((json_int_t)s->dropped_traced));
+	json_object_set_new(o, "runs_without_host_record", json_integer((json_int_t)s->runs_no_host));
+	json_object_set_new(o, "per_transfer", all);
+	return o;
+}
+
+static json_t *tcp_ratio_json(const struct set *s)
+{
+	static const struct { const char *name; enum sum_metric num, den; } rs[] = {
+		{ "tput_vsock_over_tcp", SUM_M_TPUT_FIXED, SUM_M_TPUT_TCP },
+		{ "eff_vsock_over_tcp", SUM_M_EFF, SUM_M_EFF_TCP },
+		{ "rtt_vsock_over_tcp", SUM_M_RTT_MEAN, SUM_M_RTT_TCP_MEAN },
+	};
+	json_t *a = json_array();
+	unsigned int st, pi, k;
+
+	for (k = 0; k < sizeof(rs) / sizeof(rs[0]); k++)
+		for (st = 0; st < s->nstates; st++)
+			for (pi = 0; pi < s->npayloads; pi++) {
+				double m, lo, hi;
+				size_t n;
+
+				run_ratio(s, st, s->payloads[pi], rs[k].num, rs[k].den,
+					  &m, &lo, &hi, &n);
+				if (!n)
+					continue;
+				json_array_append_new(a, json_pack("{s:s,s:s,s:i,s:i,s:o,s:o,s:o}",
+					"ratio", rs[k].name, "state", s->state_names[st],
+					"payload", s->payloads[pi], "n_runs", (int)n,
+					"ratio_mean", jnum(m), "ci_low", jnum(n > 1 ? lo : NAN),
+					"ci_high", jnum(n > 1 ? hi : NAN)));
+			}
+	return a;
+}
+
 static int write_summary(const struct set *s, struct comp *comps, size_t ncomp,
 			 const struct sum_opts *o)
 {
@@ -670,6 +911,8 @@ static int write_summary(const struct set *s, struct comp *comps, size_t ncomp,
 	json_object_set_new(root, "per_cpu_traced", wcpu);
 	json_object_set_new(root, "clock", json_string(s->icount ? "icount" : "wall"));
 	json_object_set_new(root, "tracer_overhead", tracer_cost_json(s));
+	json_object_set_new(root, "host_load", host_load_json(s));
+	json_object_set_new(root, "vsock_vs_tcp", tcp_ratio_json(s));
 	for (i = 0; i < s->nruns; i++)
 		json_array_append_new(runs, json_pack("{s:i,s:i,s:s,s:s,s:i}",
 			"round", s->runs[i].round, "pos", s->runs[i].pos,
@@ -719,13 +962,20 @@ static void md_table(FILE *f, const struct set *s, const struct comp *c,
 	if (!any)
 		return;
 	fprintf(f, "\n%s (%s):\n\n", heading, unit_of(s, m));
+	/* icount's efficiency: bytes per 1000 guest instructions, derived */
+	bool per_kinsn = m == SUM_M_INSN_PER_BYTE;
+
 	fprintf(f, "| payload | %s | %s | change (%.0f%% CI) | n | MDE |",
 		s->state_names[c->a], s->state_names[c->b], 100 * s->level);
 	if (counts != SUM_M_NR)
 		fprintf(f, " recv() (%s/%s) |", s->state_names[c->a],
 			s->state_names[c->b]);
+	if (per_kinsn)
+		fprintf(f, " bytes per 1000 insns (%s/%s) |", s->state_names[c->a],
+			s->state_names[c->b]);
 	fputc('\n', f);
-	fprintf(f, "|---|---:|---:|---|---:|---:|%s\n", counts != SUM_M_NR ? "---:|" : "");
+	fprintf(f, "|---|---:|---:|---|---:|---:|%s\n",
+		counts != SUM_M_NR || per_kinsn ? "---:|" : "");
 	for (pi = 0; pi < s->npayloads; pi++) {
 		const struct sum_row *r = &c->rows[pi][m];
 
@@ -749,6 +999,10 @@ static void md_table(FILE *f, const struct set *s, const struct comp *c,
 				sum_fmt_value(round(rc->mean_a), c1, sizeof(c1)),
 				sum_fmt_value(round(rc->mean_b), c2, sizeof(c2)));
 		}
+		if (per_kinsn)
+			fprintf(f, " %s/%s |",
+				sum_fmt_value(1000 / r->mean_a, c1, sizeof(c1)),
+				sum_fmt_value(1000 / r->mean_b, c2, sizeof(c2)));
 		fputc('\n', f);
 	}
 }
@@ -866,6 +1120,15 @@ static void md_comparison(FILE *f, const struct set *s, const struct comp *c,
 	}
 	md_table(f, s, c, SUM_M_STAT_NS_PER_BYTE, SUM_M_NR,
 		 "CPU cost per received byte, all vCPUs, fixed 64K receiver, untraced run (busy time from /proc/stat, 10 ms ticks)");
+	md_table(f, s, c, SUM_M_EFF, SUM_M_NR,
+		 "Efficiency: RX throughput per busy vCPU, all vCPUs, fixed 64K receiver, untraced, wall clock (/proc/stat)");
+	md_table(f, s, c, SUM_M_EFF_RX, SUM_M_NR,
+		 "Efficiency on the RX worker's vCPU: throughput per busy RX vCPU, untraced, wall clock (/proc/stat)");
+	md_table(f, s, c, SUM_M_TPUT_TCP, SUM_M_NR,
+		 "Control: the same transfer over TCP on 127.0.0.1, untraced, wall clock (the series does not touch TCP: a change here is the boots' or the host's, not the patches')");
+	if (full)
+		md_table(f, s, c, SUM_M_RTT_TCP_MEAN, SUM_M_NR,
+			 "Control: ping-pong mean RTT over TCP, untraced, wall clock");
 	md_table(f, s, c, SUM_M_STAT_RX_NS_PER_BYTE, SUM_M_NR,
 		 "CPU cost per received byte on the RX worker's vCPU (the cover letter's Guest CPU1 table), fixed 64K receiver, untraced run (/proc/stat)");
 	md_table(f, s, c, SUM_M_COST_PER_BYTE, SUM_M_NR,
@@ -970,6 +1233,239 @@ static void md_tracer_cost(FILE *f, const struct set *s)
 				fprintf(f, "| %s | %s | %+.1f%% (no CI) | %zu |\n",
 					s->state_names[st],
 					sum_payload_label(s->payloads[pi], pl, sizeof(pl)), m, n);
+		}
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* median of the finite values in v[0..n) (sorted in place); NaN if none */
+static double median(double *v, size_t n)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (isfinite(v[i]))
+			v[k++] = v[i];
+	if (!k)
+		return NAN;
+	qsort(v, k, sizeof(*v), cmp_dbl);
+	return k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
+}
+
+static void md_host_load(FILE *f, const struct set *s)
+{
+	static const char *kinds[] = { "fixed", "match", "tcp", "traced" };
+	size_t i, k, nex = 0;
+	unsigned int st;
+	double *v;
+
+	if (!s->nxfers && !s->runs_no_host)
+		return;
+	for (i = 0; i < s->nxfers; i++)
+		nex += s->xfers[i].excluded;
+	fprintf(f, "\n## Host load per transfer and the exclusion rule (wall clock)\n\n"
+		"Each transfer was framed on the guest's console and the host sampled its\n"
+		"own /proc/stat and QEMU's (and in h2g the back-end's and the host sender's)\n"
+		"CPU time at both ends (scripts/xfer-watch.sh).  Cores are busy ticks over\n"
+		"all ticks times the host's CPUs; other = host busy - QEMU - back-end -\n"
+		"sender: the load that was not this experiment.\n\n"
+		"Rule (fixed in the manifest before the runs): %s",
+		s->rule ? s->rule : "none");
+	if (isfinite(s->max_other) || isfinite(s->max_steal))
+		fprintf(f, " (max other %.3g cores, max steal %.3g %%)", s->max_other, s->max_steal);
+	fprintf(f, ".\n\n%zu transfers with a host record, **%zu excluded** (%zu samples and %zu traced files dropped, so their pairs are incomplete and dropped);\n"
+		"%zu run(s) without a host record (all their samples kept).\n",
+		s->nxfers, nex, s->dropped_samples, s->dropped_traced, s->runs_no_host);
+	if (!s->nxfers)
+		return;
+	v = calloc(s->nxfers, sizeof(*v));
+	if (!v)
+		return;
+	fprintf(f, "\nMedians per state and kind of transfer (warm-ups left out):\n\n"
+		"| state | transfer | n | excluded | host s | guest s | host busy cores | steal %% | QEMU cores | back-end cores | sender cores | other cores (max) |\n"
+		"|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+	for (st = 0; st < s->nstates; st++)
+		for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+			size_t n = 0, ne = 0, len = strlen(kinds[k]);
+			double med[8], mx = NAN;
+			unsigned int q;
+
+			for (q = 0; q < 8; q++) {
+				n = 0;
+				for (i = 0; i < s->nxfers; i++) {
+					const struct xfer_rec *x = &s->xfers[i];
+					const double vals[8] = { x->host_s, x->guest_s, x->busy,
+						x->steal, x->qemu, x->backend, x->sender, x->other };
+
+					if (s->runs[x->run].state != st ||
+					    strncmp(x->name, kinds[k], len) || x->name[len] != '.')
+						continue;
+					v[n++] = vals[q];
+					if (q == 7 && !(x->other <= mx))
+						mx = x->other;
+					if (q == 0)
+						ne += x->excluded;
+				}
+				med[q] = median(v, n);
+			}
+			if (!n)
+				continue;
+			fprintf(f, "| %s | %s | %zu | %zu | %.2f | %.2f | %.2f | %.1f | %.2f | %.2f | %.2f | %.2f (%.2f) |\n",
+				s->state_names[st], kinds[k], n, ne, med[0], med[1], med[2],
+				med[3], med[4], med[5], med[6], med[7], mx);
+		}
+	free(v);
+	if (!nex)
+		return;
+	fprintf(f, "\nExcluded transfers:\n\n");
+	for (i = 0; i < s->nxfers; i++) {
+		const struct xfer_rec *x = &s->xfers[i];
+
+		if (x->excluded)
+			fprintf(f, "- %s %s: other %.2f cores, steal %.1f %%, host busy %.2f, QEMU %.2f cores, %.2f s\n",
+				s->run_dirs[x->run], x->name, x->other, x->steal,
+				x->busy, x->qemu, x->host_s);
+	}
+}
+
+static void md_ratio_cell(FILE *f, const struct set *s, unsigned int st,
+			  unsigned int payload, enum sum_metric num, enum sum_metric den)
+{
+	double m, lo, hi;
+	size_t n;
+
+	run_ratio(s, st, payload, num, den, &m, &lo, &hi, &n);
+	if (!n)
+		fprintf(f, " - |");
+	else if (n < 2)
+		fprintf(f, " %.3f (n=1) |", m);
+	else
+		fprintf(f, " %.3f [%.3f, %.3f] |", m, lo, hi);
+}
+
+/* Per state mean of a metric at a payload, formatted; "-" without one. */
+static const char *state_cell(const struct set *s, unsigned int st,
+			      unsigned int payload, enum sum_metric m,
+			      char *buf, size_t len)
+{
+	double mean, lo, hi;
+
+	state_mean_ci(s, st, payload, m, s->level, &mean, &lo, &hi);
+	if (!isfinite(mean))
+		return "-";
+	return sum_fmt_value(mean, buf, len);
+}
+
+static void md_tcp(FILE *f, const struct set *s)
+{
+	char b[6][32], pl[16];
+	unsigned int st, pi;
+	bool any = false, rtt = false;
+	size_t i;
+
+	for (i = 0; i < s->nsamples; i++) {
+		any |= s->samples[i].metric == SUM_M_TPUT_TCP;
+		rtt |= s->samples[i].metric == SUM_M_RTT_TCP_MEAN;
+	}
+	if (!any)
+		return;
+	fprintf(f, "\n## vsock beside TCP (same guest, same transfers; untraced, wall clock)\n\n"
+		"The fixed 64K-receiver transfer once more over TCP on 127.0.0.1 in the same\n"
+		"boot (vb-sender/vb-recv --tcp: same writes, receiver and pinning, Nagle on,\n"
+		"default buffers, as a user gets it; time-bounded like iperf -t, see the\n"
+		"manifest's tcp_note).  vsock/TCP is the geometric mean of the per-run\n"
+		"ratios with a %.0f%% t-interval on their logs (each run is its own pair): above\n"
+		"1, vsock is faster.  Efficiency = Gbit/s per busy vCPU (/proc/stat).  TCP here\n"
+		"is loopback: the lab kernels have no virtio-net, so there is no host->guest\n"
+		"TCP column.\n",
+		100 * s->level);
+	for (st = 0; st < s->nstates; st++) {
+		fprintf(f, "\n%s:\n\n| payload | vsock Gbit/s | TCP Gbit/s | vsock/TCP | vsock Gbit/s per vCPU | TCP Gbit/s per vCPU | vsock/TCP efficiency |\n"
+			"|---|---:|---:|---:|---:|---:|---:|\n", s->state_names[st]);
+		for (pi = 0; pi < s->npayloads; pi++) {
+			unsigned int p = s->payloads[pi];
+
+			fprintf(f, "| %s | %s | %s |", sum_payload_label(p, pl, sizeof(pl)),
+				state_cell(s, st, p, SUM_M_TPUT_FIXED, b[0], sizeof(b[0])),
+				state_cell(s, st, p, SUM_M_TPUT_TCP, b[1], sizeof(b[1])));
+			md_ratio_cell(f, s, st, p, SUM_M_TPUT_FIXED, SUM_M_TPUT_TCP);
+			fprintf(f, " %s | %s |",
+				state_cell(s, st, p, SUM_M_EFF, b[2], sizeof(b[2])),
+				state_cell(s, st, p, SUM_M_EFF_TCP, b[3], sizeof(b[3])));
+			md_ratio_cell(f, s, st, p, SUM_M_EFF, SUM_M_EFF_TCP);
+			fputc('\n', f);
+		}
+	}
+	if (!rtt)
+		return;
+	fprintf(f, "\nPing-pong mean RTT, vsock and TCP (us; vsock/TCP below 1: vsock answers sooner):\n\n"
+		"| state | size | vsock RTT | TCP RTT | vsock/TCP |\n|---|---|---:|---:|---:|\n");
+	for (st = 0; st < s->nstates; st++)
+		for (pi = 0; pi < s->npayloads; pi++) {
+			unsigned int p = s->payloads[pi];
+			double m, lo, hi;
+
+			state_mean_ci(s, st, p, SUM_M_RTT_TCP_MEAN, s->level, &m, &lo, &hi);
+			if (!isfinite(m))
+				continue;
+			fprintf(f, "| %s | %s | %s | %s |", s->state_names[st],
+				sum_payload_label(p, pl, sizeof(pl)),
+				state_cell(s, st, p, SUM_M_RTT_MEAN, b[4], sizeof(b[4])),
+				sum_fmt_value(m, b[5], sizeof(b[5])));
+			md_ratio_cell(f, s, st, p, SUM_M_RTT_MEAN, SUM_M_RTT_TCP_MEAN);
+			fputc('\n', f);
+		}
+}
+
+/* Throughput beside efficiency per state (Stefan Hajnoczi's request):
+ * wall clock from /proc/stat, icount from instruction counts. */
+static void md_efficiency(FILE *f, const struct set *s)
+{
+	char b[4][32], pl[16];
+	unsigned int st, pi;
+	bool wall = false, ic = false;
+	size_t i;
+
+	for (i = 0; i < s->nsamples; i++) {
+		wall |= s->samples[i].metric == SUM_M_EFF;
+		ic |= s->samples[i].metric == SUM_M_INSN_PER_BYTE;
+	}
+	if (!wall && !ic)
+		return;
+	fprintf(f, "\n## Efficiency beside throughput (untraced)\n\n");
+	if (wall)
+		fprintf(f, "Wall clock: Gbit/s per busy vCPU = bits received / busy vCPU time during\n"
+			"the transfer (/proc/stat ticks, all vCPUs; in h2g also the RX worker's vCPU\n"
+			"alone).  A kernel that moves the same bytes with fewer busy vCPU-seconds\n"
+			"is more efficient even where the host's noise hides a throughput change.\n\n");
+	if (ic)
+		fprintf(f, "Instruction count: bytes received per 1000 guest instructions (all vCPUs,\n"
+			"= 1000 / insns per byte): work per byte, independent of the host.\n\n");
+	fprintf(f, "| state | payload | Gbit/s (%s) |%s%s\n|---|---|---:|%s%s\n",
+		s->icount ? "guest time" : "wall clock",
+		wall ? " Gbit/s per busy vCPU |" : "",
+		ic ? " bytes per 1000 insns |" : "",
+		wall ? "---:|" : "", ic ? "---:|" : "");
+	for (st = 0; st < s->nstates; st++)
+		for (pi = 0; pi < s->npayloads; pi++) {
+			unsigned int p = s->payloads[pi];
+			double m, lo, hi;
+
+			fprintf(f, "| %s | %s | %s |", s->state_names[st],
+				sum_payload_label(p, pl, sizeof(pl)),
+				state_cell(s, st, p, SUM_M_TPUT_FIXED, b[0], sizeof(b[0])));
+			if (wall)
+				fprintf(f, " %s |", state_cell(s, st, p, SUM_M_EFF, b[1], sizeof(b[1])));
+			if (ic) {
+				state_mean_ci(s, st, p, SUM_M_INSN_PER_BYTE, s->level, &m, &lo, &hi);
+				fprintf(f, " %s |", isfinite(m) ? sum_fmt_value(1000 / m, b[2], sizeof(b[2])) : "-");
+			}
+			fputc('\n', f);
 		}
 }
 
@@ -1094,6 +1590,9 @@ static int write_report(const struct set *s, struct comp *comps, size_t ncomp,
 		md_comparison(f, s, &comps[i], i == 0);
 	md_tracer_cost(f, s);
 	md_warp(f, s);
+	md_efficiency(f, s);
+	md_tcp(f, s);
+	md_host_load(f, s);
 	md_where(f, s);
 	fprintf(f, "\n## Plots\n\n"
 		"- plots/tput-fixed.svg, plots/tput-match.svg: throughput vs payload per state, mean with %.0f%% t-interval of the runs\n"
@@ -1306,7 +1805,8 @@ static void print_headline(const struct set *s, const struct comp *c)
 {
 	static const enum sum_metric ms[] = {
 		SUM_M_TPUT_FIXED, SUM_M_TPUT_MATCH, SUM_M_STAT_NS_PER_BYTE,
-		SUM_M_STAT_RX_NS_PER_BYTE, SUM_M_COST_PER_BYTE, SUM_M_COST_RX_CPU,
+		SUM_M_STAT_RX_NS_PER_BYTE, SUM_M_EFF, SUM_M_COST_PER_BYTE,
+		SUM_M_COST_RX_CPU,
 	};
 	char b1[32], b2[32], b3[96], pl[16];
 	unsigned int pi, k;
@@ -1376,6 +1876,7 @@ static void set_free(struct set *s)
 	free(s->runs);
 	free(s->run_dirs);
 	free(s->samples);
+	free(s->xfers);
 }
 
 int cmd_summarize(int argc, char **argv)
@@ -1412,7 +1913,9 @@ int cmd_summarize(int argc, char **argv)
 		goto out;
 	}
 	for (i = 0; i < s->nruns; i++) {
-		rc = load_samples(s, o.dir, i);
+		rc = load_xfers(s, o.dir, i);
+		if (!rc)
+			rc = load_samples(s, o.dir, i);
 		if (!rc)
 			rc = load_traced(s, o.dir, i);
 		if (rc)

@@ -45,6 +45,12 @@ enum sum_metric {
 	SUM_M_INSN_MATCH,	/* icount: all vCPUs, recv() size = write size */
 	SUM_M_INSN_TRACED,	/* icount: all vCPUs, under vsockbatch record */
 	SUM_M_WARP_PCT,		/* icount: idle (warped) share of guest time, % */
+	SUM_M_TPUT_TCP,		/* the fixed transfer over TCP on 127.0.0.1, Gbit/s */
+	SUM_M_STAT_TCP_NS_PER_BYTE, /* its busy ns per byte, all vCPUs (/proc/stat) */
+	SUM_M_EFF,		/* untraced: Gbit/s per busy vCPU, all vCPUs */
+	SUM_M_EFF_RX,		/* untraced: Gbit/s per busy RX worker vCPU (h2g) */
+	SUM_M_EFF_TCP,		/* TCP: Gbit/s per busy vCPU */
+	SUM_M_RTT_TCP_MEAN,	/* ping-pong RTT over TCP, us */
 	SUM_M_NR
 };
 
@@ -149,6 +155,15 @@ int sum_row_compute(struct sum_row *row, const struct sum_sample *s,
 		    unsigned int iters, uint64_t seed, double noise_pct,
 		    char *err, size_t errlen);
 void sum_row_free(struct sum_row *row);
+
+/*
+ * The exclusion rule of a wall-clock set (manifest experiment.exclusion):
+ * a transfer is excluded when the host's other load during it exceeded
+ * max_other cores or the steal time max_steal %.  A NaN limit is off; a
+ * NaN measurement never trips a limit (no host record: kept, counted).
+ */
+bool sum_xfer_excluded(double other_cores, double steal_pct,
+		       double max_other, double max_steal);
 
 /* "64B", "512B", "1K", "64K", "1M" (exact multiples of 1024 only). */
 const char *sum_payload_label(unsigned int payload, char *buf, size_t len);

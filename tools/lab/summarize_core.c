@@ -59,7 +59,27 @@ const struct sum_metric_info sum_metrics[SUM_M_NR] = {
 				"guest instructions per received byte under vsockbatch record (icount)", true },
 	[SUM_M_WARP_PCT] = { "icount_warp_pct", "%",
 				"idle (warped) share of the transfer's guest time (icount)", false },
+	[SUM_M_TPUT_TCP] = { "tput_tcp_gbps", "Gbit/s",
+				"RX throughput of the same transfer over TCP on 127.0.0.1, 64 KiB recv(), untraced", false },
+	[SUM_M_STAT_TCP_NS_PER_BYTE] = { "stat_ns_per_byte_tcp", "ns/byte",
+				"busy CPU time per received byte over TCP, all vCPUs, untraced (/proc/stat)", false },
+	[SUM_M_EFF] = { "eff_gbps_per_vcpu", "Gbit/s per busy vCPU",
+				"throughput per busy vCPU, all vCPUs, 64 KiB recv(), untraced (/proc/stat)", false },
+	[SUM_M_EFF_RX] = { "eff_gbps_per_rx_vcpu", "Gbit/s per busy vCPU",
+				"throughput per busy RX worker vCPU, untraced (/proc/stat)", false },
+	[SUM_M_EFF_TCP] = { "eff_tcp_gbps_per_vcpu", "Gbit/s per busy vCPU",
+				"TCP throughput per busy vCPU, all vCPUs, untraced (/proc/stat)", false },
+	[SUM_M_RTT_TCP_MEAN] = { "rtt_tcp_mean_us", "us",
+				"ping-pong RTT over TCP on 127.0.0.1, mean", false },
 };
+
+bool sum_xfer_excluded(double other_cores, double steal_pct,
+		       double max_other, double max_steal)
+{
+	/* NaN compares false both ways: an unmeasured value or an unset
+	 * limit never excludes. */
+	return other_cores > max_other || steal_pct > max_steal;
+}
 
 int sum_metric_find(const char *name)
 {
