@@ -26,7 +26,8 @@
 # Ends at "VB-XFER done" or when the guest is gone.  Exit 0, or 2 on a
 # bad environment.
 set -uo pipefail
-: "${VB_OUTDIR:?run me through scripts/guest-run.sh -H}" "${VB_GUEST_PID:?}"
+[ -n "${VB_OUTDIR:-}" ] && [ -n "${VB_GUEST_PID:-}" ] ||
+	{ echo "xfer-watch: run me through scripts/guest-run.sh -H (VB_OUTDIR, VB_GUEST_PID)" >&2; exit 2; }
 out=$VB_OUTDIR/host-xfer.tsv
 log=$VB_OUTDIR/console.log
 ncpu=$(nproc)

@@ -108,6 +108,22 @@ expect "vb-mark: bad id" 2 "ID: a number 1..65535" "$ROOT/build/vb-mark" 0
 
 expect "experiment: unknown mode" 2 "--mode must be loopback or h2g, not 'tcp'" \
 	"$ROOT/scripts/experiment.sh" --mode tcp --out "$tmp/exp"
+expect "experiment: bad --seconds" 2 "--seconds needs a duration in .0, 600., not '0'" \
+	"$ROOT/scripts/experiment.sh" --seconds 0 --out "$tmp/exp"
+expect "experiment: --seconds with icount" 2 "--seconds sizes wall-clock transfers" \
+	"$ROOT/scripts/experiment.sh" --clock icount --seconds 2 --out "$tmp/exp"
+expect "experiment: bad exclusion limit" 2 "--max-other/--max-steal need a number or 'off', not 'lots'" \
+	"$ROOT/scripts/experiment.sh" --max-other lots --out "$tmp/exp"
+expect "vb-sender: --bytes and --seconds" 2 "give --bytes or --seconds, not both" \
+	"$ROOT/build/vb-sender" --tcp --bytes 1M --seconds 1
+expect "vb-sender: --cid with --tcp" 2 "--cid is the vsock peer: not with --tcp" \
+	"$ROOT/build/vb-sender" --tcp --cid 1
+expect "vb-recv: --vsk-size with --tcp" 2 "--vsk-size is a vsock option" \
+	"$ROOT/build/vb-recv" --tcp --vsk-size 1M
+expect "vb-pingpong: --tcp client needs an address" 2 "invalid value '1' for --client" \
+	"$ROOT/build/vb-pingpong" --tcp --client 1
+expect "xfer-watch outside the runner" 2 "run me through scripts/guest-run.sh -H" \
+	env -u VB_OUTDIR "$ROOT/scripts/xfer-watch.sh"
 expect "h2g host half outside the runner" 1 "run me through scripts/guest-run.sh -U -H" \
 	env -u VB_UDS "$ROOT/scripts/h2g-host.sh"
 mkdir -p "$tmp/notaset"

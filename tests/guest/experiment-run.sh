@@ -314,6 +314,27 @@ for p in $PAYLOADS; do
 done
 xfer=
 
+# pingpong SIZE FILE TRANSPORT...: a server on vCPU 0 and a timed client
+# on vCPU 1 (TRANSPORT: "--client 1" for vsock loopback, "--tcp --client
+# 127.0.0.1" for TCP); 1 and a FAIL line when either side failed
+pingpong() {
+	ps=$1 pf=$2
+	shift 2
+	tr=
+	[ "$1" = --tcp ] && tr=--tcp
+	vb-pingpong $tr --server --port $port --cpu 0 >"$pf.server.out" 2>&1 &
+	spid=$!
+	if ! vb-pingpong "$@" --port $port --size "$ps" \
+	    --count "$PP_COUNT" --warmup "$PP_WARMUP" --cpu 1 \
+	    --retry 10 >"$pf.client.out" 2>&1; then
+		fail "ping-pong $ps ($*): client exited $?: $(tail -n 1 "$pf.client.out")"
+		kill $spid 2>/dev/null
+		wait $spid
+		return 1
+	fi
+	wait $spid || { fail "ping-pong $ps ($*): server failed"; return 1; }
+}
+
 for s in $RTT_SIZES; do
 	port=$((port + 1))
 	f=$out/raw/pp.$s
@@ -323,37 +344,18 @@ for s in $RTT_SIZES; do
 			fail "ping-pong $s: server exited $?: $(tail -n 1 "$f.server.out")"
 		continue
 	fi
-	vb-pingpong --server --port $port --cpu 0 >"$f.server.out" 2>&1 &
-	spid=$!
-	if ! vb-pingpong --client 1 --port $port --size "$s" \
-	    --count "$PP_COUNT" --warmup "$PP_WARMUP" --cpu 1 \
-	    --retry 10 >"$f.client.out" 2>&1; then
-		fail "ping-pong $s: client exited $?: $(tail -n 1 "$f.client.out")"
-		kill $spid 2>/dev/null
-		wait $spid
-		continue
+	if pingpong "$s" "$f" --client 1; then
+		for m in mean p50 p99; do
+			sample "$s" "rtt_${m}_us" "$(jval "$f.client.out" vb-pingpong rtt_us_$m)"
+		done
 	fi
-	wait $spid || fail "ping-pong $s: server failed"
-	for m in mean p50 p99; do
-		sample "$s" "rtt_${m}_us" "$(jval "$f.client.out" vb-pingpong rtt_us_$m)"
-	done
 	[ "$TCP" = 1 ] || continue
 	# The same round trips over TCP (TCP_NODELAY is not needed: one
 	# request in flight, so Nagle never holds one back).
 	port=$((port + 1))
 	f=$out/raw/pp-tcp.$s
-	vb-pingpong --tcp --server --port $port --cpu 0 >"$f.server.out" 2>&1 &
-	spid=$!
-	if ! vb-pingpong --tcp --client 127.0.0.1 --port $port --size "$s" \
-	    --count "$PP_COUNT" --warmup "$PP_WARMUP" --cpu 1 \
-	    --retry 10 >"$f.client.out" 2>&1; then
-		fail "TCP ping-pong $s: client exited $?: $(tail -n 1 "$f.client.out")"
-		kill $spid 2>/dev/null
-		wait $spid
-		continue
-	fi
-	wait $spid || fail "TCP ping-pong $s: server failed"
-	sample "$s" rtt_tcp_mean_us "$(jval "$f.client.out" vb-pingpong rtt_us_mean)"
+	pingpong "$s" "$f" --tcp --client 127.0.0.1 &&
+		sample "$s" rtt_tcp_mean_us "$(jval "$f.client.out" vb-pingpong rtt_us_mean)"
 done
 
 if [ "$TRACE" = 1 ]; then

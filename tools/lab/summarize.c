@@ -676,36 +676,45 @@ static bool row_has_data(const struct sum_row *r)
 }
 
 /*
- * The tracer's own cost per state: traced / untraced instructions per
- * byte - 1, the same payload in the same boot, as mean and t-interval
- * over the rounds.  Both transfers are exact counts, so this is measured,
- * not estimated; it differs between kernels because the tracer's work is
- * per lock window.
+ * The values of metrics ma and mb of one state and payload in the same
+ * boot, round by round, where both are positive: a[k], b[k] (at most max
+ * rounds).  Returns k.
  */
-static void tracer_cost(const struct set *s, unsigned int st, unsigned int payload,
-			double *mean, double *lo, double *hi, size_t *n)
+static size_t same_boot_pairs(const struct set *s, unsigned int st,
+			      unsigned int payload, enum sum_metric ma,
+			      enum sum_metric mb, double *a, double *b, size_t max)
 {
-	double v[256], u, t;
 	unsigned int r;
 	size_t i, k = 0;
 
-	for (r = 0; r < s->nrounds && k < 256; r++) {
-		double a = NAN, b = NAN;
+	for (r = 0; r < s->nrounds && k < max; r++) {
+		double x = NAN, y = NAN;
 
 		for (i = 0; i < s->nsamples; i++) {
-			const struct sum_sample *x = &s->samples[i];
+			const struct sum_sample *z = &s->samples[i];
 
-			if (x->round != r || x->state != st || x->payload != payload)
+			if (z->round != r || z->state != st || z->payload != payload)
 				continue;
-			if (x->metric == SUM_M_INSN_PER_BYTE)
-				a = x->value;
-			else if (x->metric == SUM_M_INSN_TRACED)
-				b = x->value;
+			if (z->metric == ma)
+				x = z->value;
+			else if (z->metric == mb)
+				y = z->value;
 		}
-		if (isfinite(a) && isfinite(b) && a > 0)
-			v[k++] = 100.0 * (b / a - 1.0);
+		if (x > 0 && y > 0) {
+			a[k] = x;
+			b[k++] = y;
+		}
 	}
-	*n = k;
+	return k;
+}
+
+/* Mean of v[0..k) and its t-interval at the set's level (lo = hi = mean
+ * below 2 values; NaN for none). */
+static void mean_t_interval(const struct set *s, const double *v, size_t k,
+			    double *mean, double *lo, double *hi)
+{
+	double u, t;
+
 	*mean = *lo = *hi = NAN;
 	if (!k)
 		return;
@@ -716,6 +725,27 @@ static void tracer_cost(const struct set *s, unsigned int st, unsigned int paylo
 	t = stats_t_quantile((1 + s->level) / 2, (double)(k - 1));
 	*lo = *mean - t * u;
 	*hi = *mean + t * u;
+}
+
+/*
+ * The tracer's own cost per state: traced / untraced instructions per
+ * byte - 1, the same payload in the same boot, as mean and t-interval
+ * over the rounds.  Both transfers are exact counts, so this is measured,
+ * not estimated; it differs between kernels because the tracer's work is
+ * per lock window.
+ */
+static void tracer_cost(const struct set *s, unsigned int st, unsigned int payload,
+			double *mean, double *lo, double *hi, size_t *n)
+{
+	double a[256], b[256], v[256];
+	size_t i, k;
+
+	k = same_boot_pairs(s, st, payload, SUM_M_INSN_PER_BYTE, SUM_M_INSN_TRACED,
+			    a, b, 256);
+	for (i = 0; i < k; i++)
+		v[i] = 100.0 * (b[i] / a[i] - 1.0);
+	*n = k;
+	mean_t_interval(s, v, k, mean, lo, hi);
 }
 
 static json_t *tracer_cost_json(const struct set *s)
@@ -754,38 +784,17 @@ static void run_ratio(const struct set *s, unsigned int st, unsigned int payload
 		      enum sum_metric num, enum sum_metric den, double *mean,
 		      double *lo, double *hi, size_t *n)
 {
-	double v[256], u, t, m;
-	unsigned int r;
-	size_t i, k = 0;
+	double a[256], b[256], v[256];
+	size_t i, k;
 
-	for (r = 0; r < s->nrounds && k < 256; r++) {
-		double a = NAN, b = NAN;
-
-		for (i = 0; i < s->nsamples; i++) {
-			const struct sum_sample *x = &s->samples[i];
-
-			if (x->round != r || x->state != st || x->payload != payload)
-				continue;
-			if (x->metric == num)
-				a = x->value;
-			else if (x->metric == den)
-				b = x->value;
-		}
-		if (a > 0 && b > 0)
-			v[k++] = log(a / b);
-	}
+	k = same_boot_pairs(s, st, payload, num, den, a, b, 256);
+	for (i = 0; i < k; i++)
+		v[i] = log(a[i] / b[i]);
 	*n = k;
-	*mean = *lo = *hi = NAN;
-	if (!k)
-		return;
-	m = stats_mean(v, k);
-	*mean = *lo = *hi = exp(m);
-	if (k < 2)
-		return;
-	u = stats_sd(v, k) / sqrt((double)k);
-	t = stats_t_quantile((1 + s->level) / 2, (double)(k - 1));
-	*lo = exp(m - t * u);
-	*hi = exp(m + t * u);
+	mean_t_interval(s, v, k, mean, lo, hi);
+	*mean = exp(*mean);	/* NaN stays NaN */
+	*lo = exp(*lo);
+	*hi = exp(*hi);
 }
 
 static json_t *host_load_json(const struct set *s)
