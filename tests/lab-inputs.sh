@@ -104,6 +104,8 @@ expect "insns-delta: malformed row" 2 "line 1 is not" \
 	"$ROOT/scripts/insns-delta.sh" "$tmp/bad.tsv" 7 8
 expect "insns-samples: not an icount run" 2 "marks.tsv not found" \
 	"$ROOT/scripts/insns-samples.sh" "$tmp"
+expect "icount-tables: a wall-clock set" 1 "not an instruction-count" \
+	"$ROOT/scripts/icount-tables.sh" "$ROOT/results/2026-11-30-quiet"
 expect "vb-mark: bad id" 2 "ID: a number 1..65535" "$ROOT/build/vb-mark" 0
 
 expect "experiment: unknown mode" 2 "--mode must be loopback or h2g, not 'tcp'" \

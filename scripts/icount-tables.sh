@@ -1,0 +1,48 @@
+#!/bin/bash
+# icount-tables.sh: the headline tables of an instruction-count set, as
+# markdown, from its summary.json (so a README quotes exactly what the set
+# measured; re-run after --resummarize).
+#
+#   scripts/icount-tables.sh SET_DIR
+#
+# Per comparison (baseline->patched, baseline->p1-3, p1-3->patched): for
+# every payload the change of guest instructions per received byte (all
+# vCPUs, and per vCPU), 95 % CI, its half-width, n and the MDE; then the
+# tracer's measured cost per state and the largest idle share.
+# Exit 0; 1 not an icount summary; 2 bad usage.
+set -uo pipefail
+me=${0##*/}
+[ $# -eq 1 ] || { echo "usage: $me SET_DIR" >&2; exit 2; }
+s=$1/summary.json
+jq -e '.format == "vsockbatch-experiment-summary" and .clock == "icount"' "$s" >/dev/null 2>&1 ||
+	{ echo "$me: $s: not an instruction-count (icount) experiment summary" >&2; exit 1; }
+jq -r '
+def pl: if . >= 1024 then "\(. / 1024 | floor) KiB" else "\(.) B" end;
+def p1: if . == null then "-" else (if . >= 0 then "+" else "" end) + ((. * 10 | round) / 10 | tostring) + " %" end;
+def v: if . == null then "-" elif . >= 10 then ((. * 10 | round) / 10 | tostring) else ((. * 1000 | round) / 1000 | tostring) end;
+def cell: if .change_pct == null then "-" elif .ci_low_pct == null then (.change_pct | p1) + " (no CI)"
+	else (.change_pct | p1) + " [" + (.ci_low_pct | p1) + ", " + (.ci_high_pct | p1) + "]" end;
+def half: if .ci_low_pct == null then "-" else (((.ci_high_pct - .ci_low_pct) / 2) | p1 | ltrimstr("+")) end;
+def verdict: if .ci_low_pct == null then "no CI" elif .ci_low_pct <= 0 and .ci_high_pct >= 0 then "not resolved"
+	elif .change_pct < 0 then "fewer" else "more" end;
+. as $root |
+(.comparisons[] as $c |
+"#### \($c.name): guest instructions per received byte (untraced, icount, n = \($root.rounds) pairs)\n",
+"| payload | \($c.rows[0].baseline_state) | \($c.rows[0].patched_state) | change [95 % CI] | half-width | MDE | verdict | vCPU 0 change | vCPU 1 change | kernel-mode change |",
+"|---|---:|---:|---|---:|---:|---|---|---|---|",
+([$c.rows[] | select(.metric == "insn_per_byte")] | sort_by(.payload)[] as $r |
+ ([$c.rows[] | select(.payload == $r.payload)] | map({(.metric): .}) | add) as $m |
+ "| \($r.payload | pl) | \($r.baseline | v) | \($r.patched | v) | \($r | cell) | \($r | half) | \($r.mde_pct | p1 | ltrimstr("+")) | \($r | verdict) | \($m.insn_cpu0_per_byte | cell) | \($m.insn_cpu1_per_byte | cell) | \($m.insn_kernel_per_byte | cell) |"),
+"",
+(if $c.name == "baseline->patched" then
+ "#### baseline->patched: matched recv() (recv() size = write size), instructions per byte\n",
+ "| payload | baseline | patched | change [95 % CI] | MDE |", "|---|---:|---:|---|---:|",
+ ([$c.rows[] | select(.metric == "insn_per_byte_match")] | sort_by(.payload)[] |
+  "| \(.payload | pl) | \(.baseline | v) | \(.patched | v) | \(cell) | \(.mde_pct | p1 | ltrimstr("+")) |"), ""
+ else empty end)),
+"#### The tracer'"'"'s own cost: traced / untraced instructions per byte - 1 (same boot, n runs)\n",
+"| payload | " + ([.tracer_overhead[].state] | unique | join(" | ")) + " |",
+"|---|" + ([.tracer_overhead[].state] | unique | map("---:") | join("|")) + "|",
+(.tracer_overhead | group_by(.payload)[] |
+ "| \(.[0].payload | pl) | " + (map(if .ci_low_pct == null then (.overhead_pct | p1) else (.overhead_pct | p1) + " [" + (.ci_low_pct | p1) + ", " + (.ci_high_pct | p1) + "]" end) | join(" | ")) + " |")
+' "$s"
