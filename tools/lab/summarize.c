@@ -1129,6 +1129,8 @@ static void md_comparison(FILE *f, const struct set *s, const struct comp *c,
 	}
 	md_table(f, s, c, SUM_M_STAT_NS_PER_BYTE, SUM_M_NR,
 		 "CPU cost per received byte, all vCPUs, fixed 64K receiver, untraced run (busy time from /proc/stat, 10 ms ticks)");
+	md_table(f, s, c, SUM_M_STAT_RX_NS_PER_BYTE, SUM_M_NR,
+		 "CPU cost per received byte on the RX worker's vCPU (the cover letter's Guest CPU1 table), fixed 64K receiver, untraced run (/proc/stat)");
 	md_table(f, s, c, SUM_M_EFF, SUM_M_NR,
 		 "Efficiency: RX throughput per busy vCPU, all vCPUs, fixed 64K receiver, untraced, wall clock (/proc/stat)");
 	md_table(f, s, c, SUM_M_EFF_RX, SUM_M_NR,
@@ -1138,8 +1140,6 @@ static void md_comparison(FILE *f, const struct set *s, const struct comp *c,
 	if (full)
 		md_table(f, s, c, SUM_M_RTT_TCP_MEAN, SUM_M_NR,
 			 "Control: ping-pong mean RTT over TCP, untraced, wall clock");
-	md_table(f, s, c, SUM_M_STAT_RX_NS_PER_BYTE, SUM_M_NR,
-		 "CPU cost per received byte on the RX worker's vCPU (the cover letter's Guest CPU1 table), fixed 64K receiver, untraced run (/proc/stat)");
 	md_table(f, s, c, SUM_M_COST_PER_BYTE, SUM_M_NR,
 		 "CPU cost per received byte, all vCPUs, fixed 64K receiver, traced run (includes the tracer's own cost, which is per lock window: larger on unbatched kernels)");
 	if (s->rx_cpu >= 0)
@@ -1370,18 +1370,23 @@ static const char *state_cell(const struct set *s, unsigned int st,
 	return sum_fmt_value(mean, buf, len);
 }
 
+/* Whether the set holds any sample of metric m. */
+static bool has_metric(const struct set *s, enum sum_metric m)
+{
+	size_t i;
+
+	for (i = 0; i < s->nsamples; i++)
+		if (s->samples[i].metric == m)
+			return true;
+	return false;
+}
+
 static void md_tcp(FILE *f, const struct set *s)
 {
 	char b[6][32], pl[16];
 	unsigned int st, pi;
-	bool any = false, rtt = false;
-	size_t i;
 
-	for (i = 0; i < s->nsamples; i++) {
-		any |= s->samples[i].metric == SUM_M_TPUT_TCP;
-		rtt |= s->samples[i].metric == SUM_M_RTT_TCP_MEAN;
-	}
-	if (!any)
+	if (!has_metric(s, SUM_M_TPUT_TCP))
 		return;
 	fprintf(f, "\n## vsock beside TCP (same guest, same transfers; untraced, wall clock)\n\n"
 		"The fixed 64K-receiver transfer once more over TCP on 127.0.0.1 in the same\n"
@@ -1410,7 +1415,7 @@ static void md_tcp(FILE *f, const struct set *s)
 			fputc('\n', f);
 		}
 	}
-	if (!rtt)
+	if (!has_metric(s, SUM_M_RTT_TCP_MEAN))
 		return;
 	fprintf(f, "\nPing-pong mean RTT, vsock and TCP (us; vsock/TCP below 1: vsock answers sooner):\n\n"
 		"| state | size | vsock RTT | TCP RTT | vsock/TCP |\n|---|---|---:|---:|---:|\n");
@@ -1435,15 +1440,10 @@ static void md_tcp(FILE *f, const struct set *s)
  * wall clock from /proc/stat, icount from instruction counts. */
 static void md_efficiency(FILE *f, const struct set *s)
 {
+	bool wall = has_metric(s, SUM_M_EFF), ic = has_metric(s, SUM_M_INSN_PER_BYTE);
 	char b[4][32], pl[16];
 	unsigned int st, pi;
-	bool wall = false, ic = false;
-	size_t i;
 
-	for (i = 0; i < s->nsamples; i++) {
-		wall |= s->samples[i].metric == SUM_M_EFF;
-		ic |= s->samples[i].metric == SUM_M_INSN_PER_BYTE;
-	}
 	if (!wall && !ic)
 		return;
 	fprintf(f, "\n## Efficiency beside throughput (untraced)\n\n");
