@@ -30,6 +30,7 @@
 
 #include "../../tools/vsockbatch/advise.h"
 #include "../../tools/vsockbatch/commands.h"
+#include "../../tools/vsockbatch/top.h"
 #include "test_util.h"
 
 #define MIB		(1ULL << 20)
@@ -588,6 +589,57 @@ static void test_line(void **state)
 	vb_results_free(&r);
 }
 
+/* top's advice line: the interval's first finding, one line, JSON too */
+struct lines {
+	char text[32][512];
+	int n;
+};
+
+static void collect_line(void *ctx, int idx, const char *text, int attr,
+			 int hl_at, int hl_len)
+{
+	struct lines *l = ctx;
+
+	(void)attr;
+	(void)hl_at;
+	(void)hl_len;
+	if (idx < 32) {
+		snprintf(l->text[idx], sizeof(l->text[idx]), "%s", text);
+		l->n = idx + 1;
+	}
+}
+
+static void test_top_line(void **state)
+{
+	struct vb_top_frame f;
+	struct vb_results r;
+	struct lines l = { .n = 0 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out;
+	int i, found = -1, shown;
+
+	(void)state;
+	base(&r);
+	set(&r, VB_C_BYTES, 16384ULL * 64);	/* per-packet fires */
+	r.duration_ns = 0;			/* a live delta: the interval */
+	assert_int_equal(vb_top_frame_build(&f, &r, 1.0, 0, false), 0);
+	assert_string_equal(f.advice, "advice: per-packet: write >= 4 KiB per "
+			    "send() (or the series)");
+	vb_top_format(&f, 80, 0, 30, &shown, collect_line, &l);
+	for (i = 0; i < l.n; i++)
+		if (!strncmp(l.text[i], "advice: ", 8))
+			found = i;
+	assert_true(found > 0 && found < 8);	/* in the header */
+	out = open_memstream(&buf, &len);
+	vb_top_print_json(out, &f);
+	fclose(out);
+	assert_non_null(strstr(buf, "\"advice\":\"advice: per-packet"));
+	free(buf);
+	vb_top_frame_free(&f);
+	vb_results_free(&r);
+}
+
 /* ---- the command --------------------------------------------------- */
 
 /* cmd_advise with its output captured: *out = stderr on failure, else stdout */
@@ -730,6 +782,7 @@ int main(void)
 		cmocka_unit_test(test_text),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_line),
+		cmocka_unit_test(test_top_line),
 		cmocka_unit_test(test_command),
 		cmocka_unit_test(test_committed_h2g),
 	};

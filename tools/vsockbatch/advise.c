@@ -223,17 +223,21 @@ int vb_advise_line(const struct vb_results *r, char *buf, size_t len)
 	if (!len)
 		return -1;
 	if (vb_advise(r, &a, err, sizeof(err))) {
-		snprintf(buf, len, "advice: - (no data packets)");
+		snprintf(buf, len, "advice: - (no data packets to judge)");
 		return -1;
 	}
 	for (i = 0; i < VB_ADV_NR; i++) {
 		const struct vb_adv_finding *x = &a.f[a.order[i]];
 
 		if (x->verdict == VB_ADV_FIRES) {
+			char more[32] = "";
+
+			if (a.nfired > 1)
+				snprintf(more, sizeof(more), " (+%zu more)",
+					 a.nfired - 1);
 			snprintf(buf, len, "advice: %s: %s%s",
 				 vb_adv_rules[x->rule].name,
-				 short_advice[x->rule],
-				 a.nfired > 1 ? " (+more: advise)" : "");
+				 short_advice[x->rule], more);
 			return (int)a.nfired;
 		}
 	}

@@ -55,6 +55,7 @@ struct vb_top_frame {
 	size_t nrows;
 	enum vb_top_sort sort;
 	bool reverse;
+	char advice[96];		/* vb_advise_line() of the interval */
 };
 
 extern const char *const vb_top_sort_names[VB_SORT_NR];

@@ -8,6 +8,7 @@
 
 #include <jansson.h>
 
+#include "advise.h"
 #include "report.h"
 #include "table.h"
 #include "top.h"
@@ -59,6 +60,14 @@ int vb_top_frame_build(struct vb_top_frame *f, const struct vb_results *d,
 	snprintf(f->kernel, sizeof(f->kernel), "%s", d->kernel_release);
 	fill_row(&f->total, &d->totals, d->trace, interval_s, false);
 	f->map_full = d->totals.cnt[VB_C_MAP_FULL];
+	{
+		/* advise judges the interval: a live delta has no duration */
+		struct vb_results dd = *d;
+
+		if (!dd.duration_ns && interval_s > 0)
+			dd.duration_ns = (uint64_t)(interval_s * 1e9);
+		vb_advise_line(&dd, f->advice, sizeof(f->advice));
+	}
 	vb_metrics_compute(&d->totals, NULL, d->trace, &m);
 	f->lookups_per_pkt = m.lookups_per_pkt;
 	f->cost_measured = cost_ok;
@@ -347,6 +356,8 @@ int vb_top_format(const struct vb_top_frame *f, int width, int first_row,
 	snprintf(buf, sizeof(buf), "lookups/pkt %s | cpu %zu CPU%s: %s%s", e,
 		 f->ncpus, f->ncpus == 1 ? "" : "s", h, d);
 	emit(line, ctx, &idx, width, 0, buf, -1, 0);
+	if (f->advice[0])	/* frames built by vb_top_frame_build() */
+		emit(line, ctx, &idx, width, 0, f->advice, -1, 0);
 
 	plan_layout(&lay, f, width);
 	vb_table_row(&lay, buf, sizeof(buf), NULL, sort_col[f->sort], &hl_at,
@@ -491,6 +502,7 @@ void vb_top_print_json(FILE *out, const struct vb_top_frame *f)
 	json_object_set_new(cpu, "per_byte", f->cost_measured ? jnum(f->cost_per_byte) : json_null());
 	json_object_set_new(cpu, "cpus", json_integer((json_int_t)f->ncpus));
 	json_object_set_new(root, "cpu_cost", cpu);
+	json_object_set_new(root, "advice", json_string(f->advice));
 	for (i = 0; i < f->nrows; i++)
 		json_array_append_new(a, row_json(&f->rows[i], true));
 	json_object_set_new(root, "flows", a);
