@@ -29,7 +29,7 @@ VB=$ROOT/build/vsockbatch
 # Reader on vCPU 0 (away from the RX worker on vCPU 1) unless told.
 # PAYLOAD@RATE paces the host's writes: a 64 B stream at 64 KiB/s wakes
 # the reader for every packet however busy the host is, a 64 KiB one at
-# 1 MiB/s leaves the guest idle.  rx-idle must not fire on cr-fire: a
+# 256 KiB/s leaves the guest idle.  rx-idle must not fire on cr-fire: a
 # guest idle because its 4 KiB buffer starves the sender is the credit
 # rule's finding, not "look at the host".
 cat >"$OUT/plan.txt" <<'PLAN'
@@ -41,7 +41,7 @@ rb-fire   1 200   256K -   -    --cpu 0 --recv-size 64 --vsk-size 8K
 cr-fire   1 4096  1M   -   -    --cpu 0 --recv-size 64K --vsk-size 4K
 sc-fire   1 1024  1M   -   -    --cpu 1 --recv-size 64K
 sc-clear  1 1024  1M   -   -    --cpu 0 --recv-size 64K
-id-fire   1 65536@1M 2M -   -    --cpu 0 --recv-size 64K
+id-fire   1 65536@256K 1M -  -    --cpu 0 --recv-size 64K
 st-fire   1 65536 2M   4096 128K --cpu 0 --recv-size 64K
 st-clear  1 4096  1M   4096 1M  --cpu 0 --recv-size 64K
 PLAN
