@@ -287,7 +287,8 @@ static void rule_per_packet(const struct adv_in *in, struct vb_adv_finding *f)
 		f->verdict = VB_ADV_CLEAR;
 	}
 	say(f->evidence, "%.0f payload bytes per data packet (threshold "
-	    "%.0f), %.2f packets per %s, %.0f ns of RX worker per packet.",
+	    "%.0f), %.2f packets per %s, %.0f ns of RX worker wall time per "
+	    "packet.",
 	    bpp, PP_BYTES_PER_PKT, run, vb_kb_runs(in->c) ? "kernel run" :
 	    "lock window", wns);
 	if (f->verdict != VB_ADV_FIRES)
