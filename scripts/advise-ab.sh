@@ -35,6 +35,7 @@ declare -A SCEN=(
 	[credit]="4096|--cpu 0 --recv-size 64K --vsk-size 4K|4096|--cpu 0 --recv-size 64K --vsk-size 256K|stalled_windows|receiver buffer 4 KiB -> 256 KiB"
 	[rx-budget]="200|--cpu 0 --recv-size 64 --vsk-size 8K|200|--cpu 0 --recv-size 64 --vsk-size 256K|windows_at_budget|receiver buffer 8 KiB -> 256 KiB"
 	[same-cpu]="64|--cpu 1 --recv-size 64K|64|--cpu 0 --recv-size 64K|reader_share_on_rx_cpu|reader on the RX vCPU 1 -> vCPU 0"
+	[starve]="65536|--cpu 0 --recv-size 64K|65536|--cpu 0 --recv-size 64K --vsk-size 32K || --cpu 0 --recv-size 64K|top_flow_share|bulk flow's receive buffer 256 KiB -> 32 KiB, beside a 4 KiB-write flow (256 KiB)"
 )
 
 usage() {
@@ -66,6 +67,9 @@ command -v jq >/dev/null || die "jq missing (make deps)"
 VB=$VB_ROOT/build/vsockbatch LAB=$VB_ROOT/build/vsockbatch-lab
 [ -x "$VB" ] && [ -x "$LAB" ] || die "build/vsockbatch(-lab) missing (run make)"
 IFS='|' read -r PA RA PB RB EVID WHAT <<<"${SCEN[$RULE]}"
+# starve: a second, small flow beside the bulk one ("PAYLOAD BYTES")
+FLOW2="- -"
+[ "$RULE" = starve ] && FLOW2="4096 256K"
 # Default size: the smaller payload x 4096, at most 4 MiB (64 B -> 256 KiB:
 # a 64 B transfer under TCG runs at ~0.1-2 MB/s)
 if [ -z "$BYTES" ]; then
@@ -89,8 +93,8 @@ OUT=$(cd "$OUT" && pwd)
 		if ((i % 2 == 0)); then order="A B"; else order="B A"; fi
 		for s in $order; do
 			if [ "$s" = A ]; then p=$PA r=$RA; else p=$PB r=$RB; fi
-			echo "p$i-$s-u 0 $p $BYTES - - $r"
-			echo "p$i-$s-t 1 $p $BYTES - - $r"
+			echo "p$i-$s-u 0 $p $BYTES $FLOW2 $r"
+			echo "p$i-$s-t 1 $p $BYTES $FLOW2 $r"
 		done
 	done
 } >"$OUT/plan.txt"
@@ -128,10 +132,11 @@ idx() { grep -v '^#' "$OUT/plan.txt" | awk -v n="$1" '$1 == n { print NR }'; }
 for ((i = 0; i < PAIRS; i++)); do
 	ord=AB
 	((i % 2)) && ord=BA
-	for m in gbps recv_calls evidence insns_per_byte; do
+	for m in gbps gbps_flow2 recv_calls evidence insns_per_byte; do
 		a= b=
 		case $m in
 		gbps) a=$(col "p$i-A-u" 4) b=$(col "p$i-B-u" 4) ;;
+		gbps_flow2) a=$(col "p$i-A-u" 7) b=$(col "p$i-B-u" 7) ;;
 		recv_calls) a=$(col "p$i-A-u" 5) b=$(col "p$i-B-u" 5) ;;
 		evidence) a=$(ev "p$i-A-t") b=$(ev "p$i-B-t") ;;
 		insns_per_byte)

@@ -15,8 +15,9 @@
 # connection (the starve scenario).  Ports from 4001 (second flow: +500).
 # The device interrupt, and with it the RX worker, is pinned to vCPU 1.
 #
+# VB-RECV OPTIONS "A || B": A for the first receiver, B for the second.
 # Output in $RESULTS: rec/*.json, raw/NAME.rx.out (+ .rx2.out), steps.tsv
-# (name traced bytes gbps recv_calls seconds).  Exit 0 when every step
+# (name traced bytes gbps recv_calls seconds gbps-of-the-second-flow).  Exit 0 when every step
 # received its bytes, 1 otherwise.
 out=${RESULTS:?}
 plan=$out/plan.txt
@@ -45,12 +46,14 @@ while read -r name traced p b p2 b2 opts; do
 	case $name in ''|'#'*) continue ;; esac
 	port=$((port + 1)) k=$((k + 1))
 	rx=$out/raw/$name.rx.out
+	# "OPTS1 || OPTS2": the second flow's receiver gets its own options
+	opts1=${opts%%||*} opts2=${opts#*||}
 	# shellcheck disable=SC2086
-	set -- vb-recv --port $port --expect-bytes "$b" $opts
+	set -- vb-recv --port $port --expect-bytes "$b" $opts1
 	if [ "$p2" != - ]; then
 		# two connections, one recording: the second receiver in the
 		# background of a shell the tracer runs
-		set -- sh -c "vb-recv --port $((port + 500)) --expect-bytes $b2 $opts \
+		set -- sh -c "vb-recv --port $((port + 500)) --expect-bytes $b2 $opts2 \
 			>$out/raw/$name.rx2.out 2>&1 & $* ; r=\$?; wait \$! || r=1; exit \$r"
 	fi
 	t0=$(date +%s.%N 2>/dev/null || date +%s)
@@ -65,9 +68,12 @@ while read -r name traced p b p2 b2 opts; do
 		[ $rc -eq 0 ]
 	fi || fail "$name: receiver exited $?: $(tail -n 1 "$rx")"
 	t1=$(date +%s.%N 2>/dev/null || date +%s)
-	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$traced" "$b" \
+	g2=-
+	[ "$p2" = - ] || g2=$(jval "$out/raw/$name.rx2.out" gbps)
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$traced" "$b" \
 		"$(jval "$rx" gbps)" "$(jval "$rx" recv_calls)" \
-		"$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')" >>"$out/steps.tsv"
+		"$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')" \
+		"${g2:--}" >>"$out/steps.tsv"
 done <"$plan"
 say "$k steps, $fails failure(s)"
 [ $fails -eq 0 ]
