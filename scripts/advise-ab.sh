@@ -35,7 +35,7 @@ declare -A SCEN=(
 	[credit]="4096|--cpu 0 --recv-size 64K --vsk-size 4K|4096|--cpu 0 --recv-size 64K --vsk-size 256K|stalled_windows|receiver buffer 4 KiB -> 256 KiB"
 	[rx-budget]="200|--cpu 0 --recv-size 64 --vsk-size 8K|200|--cpu 0 --recv-size 64 --vsk-size 256K|windows_at_budget|receiver buffer 8 KiB -> 256 KiB"
 	[same-cpu]="64|--cpu 1 --recv-size 64K|64|--cpu 0 --recv-size 64K|reader_share_on_rx_cpu|reader on the RX vCPU 1 -> vCPU 0"
-	[starve]="65536|--cpu 0 --recv-size 64K|65536|--cpu 0 --recv-size 64K --vsk-size 32K || --cpu 0 --recv-size 64K|top_flow_share|bulk flow's receive buffer 256 KiB -> 32 KiB, beside a 4 KiB-write flow (256 KiB)"
+	[starve]="65536|--cpu 0 --recv-size 64K|65536|--cpu 0 --recv-size 64K --vsk-size 32K // --cpu 0 --recv-size 64K|top_flow_share|bulk flow's receive buffer 256 KiB -> 32 KiB, beside a 4 KiB-write flow (256 KiB)"
 )
 
 usage() {

@@ -15,7 +15,7 @@
 # connection (the starve scenario).  Ports from 4001 (second flow: +500).
 # The device interrupt, and with it the RX worker, is pinned to vCPU 1.
 #
-# VB-RECV OPTIONS "A || B": A for the first receiver, B for the second.
+# VB-RECV OPTIONS "A // B": A for the first receiver, B for the second.
 # Output in $RESULTS: rec/*.json, raw/NAME.rx.out (+ .rx2.out), steps.tsv
 # (name traced bytes gbps recv_calls seconds gbps-of-the-second-flow).  Exit 0 when every step
 # received its bytes, 1 otherwise.
@@ -46,8 +46,8 @@ while read -r name traced p b p2 b2 opts; do
 	case $name in ''|'#'*) continue ;; esac
 	port=$((port + 1)) k=$((k + 1))
 	rx=$out/raw/$name.rx.out
-	# "OPTS1 || OPTS2": the second flow's receiver gets its own options
-	opts1=${opts%%||*} opts2=${opts#*||}
+	# "OPTS1 // OPTS2": the second flow's receiver gets its own options
+	opts1=${opts%%//*} opts2=${opts#*//}
 	# shellcheck disable=SC2086
 	set -- vb-recv --port $port --expect-bytes "$b" $opts1
 	if [ "$p2" != - ]; then
