@@ -196,7 +196,7 @@ fi
 
 # vsockbatch advise (issue 13): every rule on a lab scenario where it must
 # fire and one where it must not (host->guest on the baseline kernel,
-# tiny transfers; 58-219 s measured with the host's load average at 7-22).
+# tiny transfers; 50-219 s measured with the host's load average at 7-22).
 if [ "${VB_CHECK_VHOST_USER:-1}" = 1 ] && [ "${VB_CHECK_ADVISE:-1}" = 1 ]; then
 	case " $VARIANTS " in
 	*" baseline "*)
