@@ -8,7 +8,9 @@
 # Per comparison (baseline->patched, baseline->p1-3, p1-3->patched): for
 # every payload the change of guest instructions per received byte (all
 # vCPUs, and per vCPU), 95 % CI, its half-width, n and the MDE; then the
-# tracer's measured cost per state and the largest idle share.
+# tracer's measured cost per state; then, from the runs' samples, the
+# cross-boot coefficient of variation of each state's instructions per
+# byte (all vCPUs, vCPU 0, vCPU 1): where the spread lives.
 # Exit 0; 1 not an icount summary; 2 bad usage.
 set -uo pipefail
 me=${0##*/}
@@ -46,3 +48,24 @@ def verdict: if .ci_low_pct == null then "no CI" elif .ci_low_pct <= 0 and .ci_h
 (.tracer_overhead | group_by(.payload)[] |
  "| \(.[0].payload | pl) | " + (map(if .ci_low_pct == null then (.overhead_pct | p1) else (.overhead_pct | p1) + " [" + (.ci_low_pct | p1) + ", " + (.ci_high_pct | p1) + "]" end) | join(" | ")) + " |")
 ' "$s"
+
+# Cross-boot CV: sd / mean over the runs of one state (sample sd, %).
+echo
+echo "#### Cross-boot spread: coefficient of variation over the runs of each state (untraced)"
+echo
+for d in $(jq -r '.runs[] | select(.status == 0) | .dir' "$1/manifest.json"); do
+	st=$(jq -r --arg d "$d" '.runs[] | select(.dir == $d) | .state' "$1/manifest.json")
+	jq -c --arg st "$st" 'select(.metric == "insn_per_byte" or .metric == "insn_cpu0_per_byte" or .metric == "insn_cpu1_per_byte") | . + {state: $st}' "$1/$d/samples.jsonl"
+done | jq -r -s '
+def pl: if . >= 1024 then "\(. / 1024 | floor) KiB" else "\(.) B" end;
+def cv: (length) as $n | (add / $n) as $m | if $n < 2 then null else
+	((map(. - $m | . * .) | add) / ($n - 1) | sqrt) / $m * 100 end;
+def f: if . == null then "-" else ((. * 100 | round) / 100 | tostring) + " %" end;
+(map(.state) | unique) as $states |
+"| payload | " + ([$states[] | "\(.) all / vCPU 0 / vCPU 1"] | join(" | ")) + " |",
+"|---|" + ([$states[] | "---"] | join("|")) + "|",
+(group_by(.payload)[] | . as $g |
+ "| \($g[0].payload | pl) | " + ([$states[] as $st |
+   ([$g[] | select(.state == $st and .metric == "insn_per_byte") | .value] | cv | f) + " / " +
+   ([$g[] | select(.state == $st and .metric == "insn_cpu0_per_byte") | .value] | cv | f) + " / " +
+   ([$g[] | select(.state == $st and .metric == "insn_cpu1_per_byte") | .value] | cv | f)] | join(" | ")) + " |")'
