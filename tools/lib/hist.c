@@ -118,6 +118,31 @@ static void print_stars(FILE *f, uint64_t val, uint64_t max, int width)
 		fputc(' ', f);
 }
 
+/*
+ * First and last non-empty slot and the largest count; prints "(no
+ * samples)" and returns false for an empty histogram.
+ */
+static bool hist_span(FILE *f, const uint64_t *slots, unsigned int nslots,
+		      int *first, int *last, uint64_t *max)
+{
+	unsigned int i;
+
+	*first = *last = -1;
+	*max = 0;
+	for (i = 0; i < nslots; i++) {
+		if (!slots[i])
+			continue;
+		if (*first < 0)
+			*first = (int)i;
+		*last = (int)i;
+		if (slots[i] > *max)
+			*max = slots[i];
+	}
+	if (*first < 0)
+		fprintf(f, "     (no samples)\n");
+	return *first >= 0;
+}
+
 void vb_hist_print(FILE *f, const uint64_t *slots, unsigned int nslots,
 		   const char *unit)
 {
@@ -126,19 +151,8 @@ void vb_hist_print(FILE *f, const uint64_t *slots, unsigned int nslots,
 	char lo[24], hi[24];
 	unsigned int i;
 
-	for (i = 0; i < nslots; i++) {
-		if (!slots[i])
-			continue;
-		if (first < 0)
-			first = (int)i;
-		last = (int)i;
-		if (slots[i] > max)
-			max = slots[i];
-	}
-	if (first < 0) {
-		fprintf(f, "     (no samples)\n");
+	if (!hist_span(f, slots, nslots, &first, &last, &max))
 		return;
-	}
 	/* 10 + 4 + 10 columns of range, as the rows below */
 	fprintf(f, "%5s%-19s : count    distribution\n", "",
 		unit ? unit : "value");
@@ -165,19 +179,8 @@ void vb_lhist_print(FILE *f, const uint64_t *slots, unsigned int nslots,
 	unsigned int i;
 	char v[24];
 
-	for (i = 0; i < nslots; i++) {
-		if (!slots[i])
-			continue;
-		if (first < 0)
-			first = (int)i;
-		last = (int)i;
-		if (slots[i] > max)
-			max = slots[i];
-	}
-	if (first < 0) {
-		fprintf(f, "     (no samples)\n");
+	if (!hist_span(f, slots, nslots, &first, &last, &max))
 		return;
-	}
 	fprintf(f, "%10s : count    distribution\n", unit ? unit : "value");
 	for (i = (unsigned int)first; i <= (unsigned int)last; i++) {
 		if (i == nslots - 1)
