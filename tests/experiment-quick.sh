@@ -168,8 +168,14 @@ for d in $(jq -r '.runs[].dir' "$m" 2>/dev/null); do
 	*-baseline) want='. == 1' ;;
 	*) want='. > 1' ;;
 	esac
-	check "$d: traced 64 B: mean batch $want" \
-		jq -e "(.totals.batch_pkts / .totals.batches) | $want" "$r/traced/64.json"
+	if [ "${d%-p1-3}" != "$d" ]; then
+		# batching without the rx_batch event: runs invisible, said so
+		check "$d: traced 64 B: runs not visible to the tracer (no rx_batch event)" \
+			jq -e '.tracer.runs_visible == false' "$r/traced/64.json"
+	else
+		check "$d: traced 64 B: mean batch $want" \
+			jq -e "(.totals.batch_pkts / .totals.batches) | $want" "$r/traced/64.json"
+	fi
 done
 if [ "$MODE" = h2g ]; then
 	check "manifest: h2g mode, RX worker on vCPU 1" \
@@ -204,12 +210,23 @@ check "summary.json: format, version, three comparisons" \
 	jq -e '.format == "vsockbatch-experiment-summary" and .version == 1 and ([.comparisons[].name] == ["baseline->patched","baseline->p1-3","p1-3->patched"])' "$s"
 check "summary.json: method with seed, machine, states, rounds" \
 	jq -e '(.method.bootstrap.seed | startswith("0x")) and (.method.ci | test("t-interval")) and (.machine.qemu | test("QEMU")) and (.states | length) == 3 and .rounds == 1' "$s"
+# The tracer cannot see the runs of p1-3 (batching without the series'
+# rx_batch event, and the tracer hooks no generic socket lock function),
+# and write-space is only in that event: those traced rows are null where
+# not measured, numbers where they are.
 for mt in tput_fixed_gbps tput_match_gbps recv_calls_match cost_per_byte batch_pkts hold_mean_ns dr_per_pkt ws_per_pkt lookups_per_pkt tput_traced_gbps; do
+	rows='[64, 4096]'
+	case $mt in
+	batch_pkts|hold_mean_ns|dr_per_pkt|lookups_per_pkt) need='(.name == "baseline->patched")' ;;
+	ws_per_pkt) need='false' rows='(if . == [] then [] else [64, 4096] end)' ;;
+	*) need='true' ;;
+	esac
 	check "summary.json: $mt rows for 64 and 4096 in every comparison, with all keys" \
-		jq -e --arg m "$mt" 'all(.comparisons[]; [.rows[] | select(.metric == $m) | .payload] == [64, 4096]) and
-			all(.comparisons[].rows[] | select(.metric == $m);
-			    has("baseline") and has("patched") and has("change_pct") and has("ci_low_pct") and
-			    has("ci_high_pct") and .n_pairs == 1 and (.unit | length) > 0 and (.baseline | type) == "number")' "$s"
+		jq -e --arg m "$mt" "all(.comparisons[]; [.rows[] | select(.metric == \$m) | .payload] | . == ($rows)) and
+			all(.comparisons[]; . as \$c | all(.rows[] | select(.metric == \$m);
+			    has(\"baseline\") and has(\"patched\") and has(\"change_pct\") and has(\"ci_low_pct\") and
+			    has(\"ci_high_pct\") and (.unit | length) > 0 and
+			    (if (\$c | $need) then .n_pairs == 1 and (.baseline | type) == \"number\" else true end)))" "$s"
 done
 check "summary.json: RTT rows at 64 B only" \
 	jq -e '[.comparisons[0].rows[] | select(.metric | test("^rtt_(mean|p50|p99)_us$")) | .payload] == [64, 64, 64]' "$s"

@@ -48,7 +48,9 @@
 #
 # Per payload: throughput with a fixed 64 KiB recv() size, throughput with
 # recv() size = write size ("matched"), then (after RTT) one transfer
-# under `vsockbatch record` (fixed 64 KiB receiver) - tracer overhead
+# under `vsockbatch record -m full` (fixed 64 KiB receiver; full mode on
+# every kernel, so baseline and patched are traced alike: window times,
+# the RX worker's CPU) - tracer overhead
 # makes its throughput a separate metric, never mixed with the untraced
 # ones.
 #
@@ -169,7 +171,7 @@ stream_h2g() {
 	shift 3
 	set -- vb-recv --port $port --cpu 0 --expect-bytes "$bytes" "$@"
 	if [ "$traced" = 1 ]; then
-		set -- vsockbatch record -o "$out/traced/$p.json" \
+		set -- vsockbatch record -m full -o "$out/traced/$p.json" \
 			--label "payload=$p" --label "state=$STATE" \
 			--label "bytes=$bytes" --label "mode=h2g" -- "$@"
 	fi
@@ -228,7 +230,7 @@ stream_one() {
 	set -- vb-sender $peer --port $port $amount --buf-size "$p" \
 		--cpu 1 --retry 10
 	if [ "$traced" = 1 ]; then
-		set -- vsockbatch record -o "$out/traced/$p.json" \
+		set -- vsockbatch record -m full -o "$out/traced/$p.json" \
 			--label "payload=$p" --label "state=$STATE" \
 			--label "bytes=$bytes" -- "$@"
 	fi

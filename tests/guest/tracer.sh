@@ -90,7 +90,22 @@ grep -q truncated /tmp/err.txt || fail "truncated file: reason '$(cat /tmp/err.t
 # both are attached before the sender starts and drain after it exits.
 labels="--label payload=64 --label receiver=$RX --label kernel=$kmode"
 start_receiver "$out/tracer.rx"
-if [ "$kmode" = batched ]; then
+# a kernel that batches without the rx_batch event (the lab's p1-3): no
+# light mode, and its runs are invisible to the tracer, which says so
+grep -q '^tracer modes: light yes' "$out/probe.txt" && light=1 || light=0
+if [ "$kmode" = batched ] && [ $light = 0 ]; then
+	vsockbatch record -m full -o "$out/tracer.json" $labels -- \
+		$TX --sender 1 --port "$port" --bytes 1M --buf-size 64 \
+		>"$out/tracer.tx" 2>"$out/tracer.err"
+	rc=$?
+	check "$rc == 0" "batched kernel without rx_batch: record exit status"
+	grep -q "runs are invisible" "$out/tracer.err" || fail "no warning that the runs are invisible"
+	grep -q '"runs_visible": false' "$out/tracer.json" || fail "the file does not say the runs were invisible"
+	wait $rpid
+	say "$fails failure(s) (batched kernel without the rx_batch event: run checks skipped)"
+	[ $fails -eq 0 ]
+	exit $?
+elif [ "$kmode" = batched ]; then
 	vsockbatch record -m full -o "$out/tracer.json" $labels -- \
 		vsockbatch record -m light -o "$out/light.json" $labels -- \
 		$TX --sender 1 --port "$port" --bytes 1M --buf-size 64 \

@@ -182,6 +182,9 @@ static void test_batched_by_function_and_tracepoint(void **state)
 	assert_int_equal(vb_probe_kernel(&p, path, err, sizeof(err)), 0);
 	assert_int_equal(p.mode, VB_MODE_BATCHED);
 	assert_non_null(strstr(p.detected_by, "virtio_transport_rx_batch_recv"));
+	/* batching without the rx_batch event (p1-3): full, runs invisible */
+	assert_false(p.light_ok);
+	assert_int_equal(p.trace, VB_TRACE_FULL_NORUNS);
 	unlink(path);
 	free(path);
 

@@ -253,6 +253,30 @@ static void test_load_version1(void **state)
 	vb_results_free(&r);
 }
 
+/* Runs a tracer could not see are saved as such and load back. */
+static void test_runs_not_visible(void **state)
+{
+	struct vb_results a, b;
+	struct vb_metrics m;
+	char err[256], *s;
+
+	(void)state;
+	fixture_results(&a, true, VB_COST_CYCLES);
+	a.trace = VB_TRACE_FULL_NORUNS;
+	s = vb_results_dump_string(&a, 0);
+	assert_non_null(strstr(s, "\"mode\":\"full\",\"runs_visible\":false"));
+	assert_int_equal(vb_results_load_string(s, &b, err, sizeof(err)), 0);
+	assert_int_equal(b.trace, VB_TRACE_FULL_NORUNS);
+	vb_metrics_compute(&b.totals, &b.cost, b.trace, &m);
+	assert_true(isnan(m.mean_batch_pkts));
+	assert_true(isnan(m.lookups_per_pkt));
+	assert_true(isnan(m.window_mean_ns));
+	assert_near(m.user_wait_mean_ns, 50000.0, 1e-9);	/* still measured */
+	free(s);
+	vb_results_free(&a);
+	vb_results_free(&b);
+}
+
 static void test_labels_optional(void **state)
 {
 	struct vb_results r;
@@ -424,6 +448,7 @@ int main(void)
 		cmocka_unit_test(test_reject_content),
 		cmocka_unit_test(test_labels_optional),
 		cmocka_unit_test(test_load_version1),
+		cmocka_unit_test(test_runs_not_visible),
 		cmocka_unit_test(test_reject_malformed_and_truncated),
 		cmocka_unit_test(test_load_file_errors),
 		cmocka_unit_test(test_save_error),

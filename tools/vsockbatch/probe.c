@@ -454,6 +454,8 @@ int vb_probe_choose(struct vb_probe *p, enum vb_trace_mode want,
 			      "full mode sees no lock window: neither virtio_transport_recv_pkt in BTF (%s) nor the rx_batch tracepoint",
 			      p->why[VB_HOOK_RECV_PKT_EXIT]);
 	p->trace = want;
+	if (want == VB_TRACE_FULL && p->mode == VB_MODE_BATCHED && !p->light_ok)
+		p->trace = VB_TRACE_FULL_NORUNS;
 	for (i = 0; i < VB_HOOK_NR; i++)
 		p->use[i] = p->avail[i] &&
 			    (want == VB_TRACE_FULL || !vb_hooks[i].full_only);

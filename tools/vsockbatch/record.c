@@ -496,6 +496,8 @@ int cmd_record(int argc, char **argv)
 		goto oom;
 	vb_overhead_lookup(r.trace, r.mode, vb_results_label(&r, "payload"),
 			   &r.self.overhead);
+	if (r.trace == VB_TRACE_FULL_NORUNS)
+		fprintf(stderr, "vsockbatch record: warning: this kernel batches but has no vsock:virtio_transport_rx_batch event: its runs are invisible, batch and window figures will not be measured\n");
 	if (vb_cost_open(&cost, cpus, (size_t)ncpus))
 		goto oom;
 	if (cost.unit == VB_COST_CPU_CLOCK_NS || !cost.open)

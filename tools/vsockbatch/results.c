@@ -75,8 +75,8 @@ const char *vb_mode_name(enum vb_kernel_mode mode)
 
 const char *vb_trace_mode_name(enum vb_trace_mode m)
 {
-	return m == VB_TRACE_LIGHT ? "light" : m == VB_TRACE_FULL ? "full"
-								: "auto";
+	return m == VB_TRACE_LIGHT ? "light" :
+	       m == VB_TRACE_FULL || m == VB_TRACE_FULL_NORUNS ? "full" : "auto";
 }
 
 int vb_trace_mode_parse(const char *s, enum vb_trace_mode *m)
@@ -341,6 +341,8 @@ static json_t *results_json(const struct vb_results *r)
 	vb_results_labels_to_json(root, r);
 	o = json_object();
 	json_object_set_new(o, "mode", json_string(vb_trace_mode_name(r->trace)));
+	json_object_set_new(o, "runs_visible",
+			    json_boolean(r->trace != VB_TRACE_FULL_NORUNS));
 	json_object_set_new(o, "recursion_misses",
 			    json_integer((json_int_t)r->self.recursion_misses));
 	json_object_set_new(o, "bpf_stats", json_boolean(r->self.bpf_stats));
@@ -798,6 +800,11 @@ static int load_root(struct ld *ld, json_t *root, struct vb_results *r)
 		return err;
 	if (vb_trace_mode_parse(buf, &r->trace) || r->trace == VB_TRACE_AUTO)
 		return fail(ld, -EINVAL, "\"tracer.mode\" is \"%s\"", buf);
+	v = json_object_get(o, "runs_visible");	/* optional: true */
+	if (v && !json_is_boolean(v))
+		return fail(ld, -EINVAL, "\"tracer.runs_visible\" is not a boolean");
+	if (v && json_is_false(v) && r->trace == VB_TRACE_FULL)
+		r->trace = VB_TRACE_FULL_NORUNS;
 	if ((err = get_u64(ld, o, "tracer.", "recursion_misses",
 			   &r->self.recursion_misses)) ||
 	    (err = get(ld, o, "tracer.", "bpf_stats", JSON_TRUE, &v)))
@@ -924,8 +931,17 @@ void vb_metrics_compute(const struct vb_agg *a, const struct vb_cost *cost,
 	uint64_t dr = c[VB_C_DR_INSIDE] + c[VB_C_DR_AFTER];
 	uint64_t joined = c[VB_C_BATCH_PKTS] > c[VB_C_BATCHES]
 			  ? c[VB_C_BATCH_PKTS] - c[VB_C_BATCHES] : 0;
-	bool full = trace == VB_TRACE_FULL;
+	bool full = trace == VB_TRACE_FULL || trace == VB_TRACE_FULL_NORUNS;
 
+	if (trace == VB_TRACE_FULL_NORUNS) {
+		/* runs invisible: nothing about batches, windows or lookups */
+		vb_metrics_compute(a, cost, VB_TRACE_FULL, m);
+		m->mean_batch_pkts = m->mean_batch_bytes = m->batch_max = NAN;
+		m->window_mean_ns = m->kb_hold_mean_ns = m->dr_per_batch = NAN;
+		m->pct_deferred = m->dr_lat_mean_ns = m->lookups_per_pkt = NAN;
+		m->ws_per_pkt = m->dr_per_pkt = NAN;
+		return;
+	}
 	m->mean_batch_pkts = ratio(c[VB_C_BATCH_PKTS], c[VB_C_BATCHES]);
 	m->mean_batch_bytes = ratio(c[VB_C_BATCH_BYTES], c[VB_C_BATCHES]);
 	m->batch_max = c[VB_C_BATCHES] ? (double)c[VB_C_BATCH_MAX] : NAN;
@@ -946,8 +962,9 @@ void vb_metrics_compute(const struct vb_agg *a, const struct vb_cost *cost,
 	 */
 	m->lookups_per_pkt = c[VB_C_PKTS] >= joined
 		? ratio(c[VB_C_PKTS] - joined, c[VB_C_PKTS]) : NAN;
-	m->ws_per_pkt = c[VB_C_KB_HOLD_NS] || c[VB_C_KB_WRITE_SPACE]
-		? ratio(c[VB_C_KB_WRITE_SPACE], c[VB_C_PKTS]) : NAN;
+	/* write-space is only seen in the rx_batch event (patched) */
+	m->ws_per_pkt = vb_kb_runs(c) ? ratio(c[VB_C_KB_WRITE_SPACE], c[VB_C_PKTS])
+				      : NAN;
 	m->dr_per_pkt = full ? ratio(dr, c[VB_C_PKTS]) : NAN;
 	m->user_wait_mean_ns = full ? ratio(c[VB_C_USER_WAIT_NS],
 					    c[VB_C_USER_WAITS]) : NAN;

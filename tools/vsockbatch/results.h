@@ -58,6 +58,13 @@ enum vb_trace_mode {
 	VB_TRACE_AUTO = 0,	/* light where the kernel allows it, else full */
 	VB_TRACE_LIGHT,		/* the two vsock tracepoints only */
 	VB_TRACE_FULL,		/* + vsock function hooks: window timings */
+	/*
+	 * Full mode on a kernel that batches but has no rx_batch event (the
+	 * series without its tracepoint patch, e.g. the lab's p1-3): its
+	 * runs are invisible (no generic lock hook), so batch and window
+	 * figures are not measured.  Saved as mode "full", runs_visible false.
+	 */
+	VB_TRACE_FULL_NORUNS,
 };
 
 /*

@@ -70,7 +70,7 @@ int vb_tracer_start(struct vb_tracer *t, enum vb_trace_mode mode,
 			 strerror(errno));
 		return err;
 	}
-	t->skel->rodata->full_mode = t->probe.trace == VB_TRACE_FULL;
+	t->skel->rodata->full_mode = t->probe.trace != VB_TRACE_LIGHT;
 	for (i = 0; i < VB_HOOK_NR; i++) {
 		for (j = 0; j < 2 && vb_hooks[i].progs[j]; j++) {
 			prog = bpf_object__find_program_by_name(
