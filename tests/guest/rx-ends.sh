@@ -28,7 +28,7 @@ T=/sys/kernel/tracing
 ev=$T/events/vsock/virtio_transport_rx_batch
 bp=2097152 sm=1M stall=20 tries=6
 case "${VB_VARIANT:-}" in
-*debug*) bp=524288 sm=256K stall=60 tries=4 ;;
+*debug*) bp=524288 sm=1M stall=60 tries=4 ;;
 esac
 fails=0
 fail() { echo "FAIL $*"; fails=$((fails + 1)); }
@@ -68,6 +68,8 @@ vsock-semantics --port 5415 --case enobufs >"$out/enobufs.out" 2>&1 ||
 	fail "ENOBUFS reset: $(grep FAIL "$out/enobufs.out")"
 cat "$out/enobufs.out"
 
+# The transfer ($sm) is four times the receive buffer, so packets still
+# arrive after the insertion and the verdict program runs on them.
 # STATE: insert into a SOCKMAP mid-transfer, a few times (it must land
 # inside an open batch, which is likely but not certain per try).
 i=0
