@@ -944,7 +944,9 @@ void vb_metrics_compute(const struct vb_agg *a, const struct vb_cost *cost,
 	}
 	m->mean_batch_pkts = ratio(c[VB_C_BATCH_PKTS], c[VB_C_BATCHES]);
 	m->mean_batch_bytes = ratio(c[VB_C_BATCH_BYTES], c[VB_C_BATCHES]);
-	m->batch_max = c[VB_C_BATCHES] ? (double)c[VB_C_BATCH_MAX] : NAN;
+	/* 0 with batches: a version-1 file, which has no exact lengths */
+	m->batch_max = c[VB_C_BATCHES] && c[VB_C_BATCH_MAX]
+		       ? (double)c[VB_C_BATCH_MAX] : NAN;
 	m->window_mean_ns = full ? ratio(c[VB_C_WINDOW_NS], c[VB_C_BATCHES])
 				 : NAN;
 	m->kb_hold_mean_ns = c[VB_C_KB_HOLD_NS]
