@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -10,6 +11,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
+#include "attach_check.h"
 #include "probe.h"
 
 #define MOD_COMMON	"vmw_vsock_virtio_transport_common"
@@ -29,25 +31,37 @@ const struct vb_hook_desc vb_hooks[VB_HOOK_NR] = {
 		false },
 	[VB_HOOK_RECV_PKT_EXIT] = { "fexit/virtio_transport_recv_pkt",
 		"virtio_transport_recv_pkt", MOD_COMMON, { "recv_pkt_exit" },
-		true },
+		true,
+		{ "recv_pkt_exit_kp" }, "kretprobe/virtio_transport_recv_pkt" },
 	[VB_HOOK_DATA_READY] = { "fentry/vsock_data_ready", "vsock_data_ready",
-		"vsock", { "data_ready" }, true },
+		"vsock", { "data_ready" }, true,
+		{ "data_ready_kp" }, "kprobe/vsock_data_ready" },
 	[VB_HOOK_RX_WORK] = { "fentry+fexit/virtio_transport_rx_work",
 		"virtio_transport_rx_work", "vmw_vsock_virtio_transport",
-		{ "rx_work_enter", "rx_work_exit" }, true },
+		{ "rx_work_enter", "rx_work_exit" }, true,
+		{ "rx_work_enter_kp", "rx_work_exit_kp" },
+		"kprobe+kretprobe/virtio_transport_rx_work" },
 	[VB_HOOK_LOOPBACK_WORK] = { "fentry+fexit/vsock_loopback_work",
 		"vsock_loopback_work", "vsock_loopback",
-		{ "loopback_work_enter", "loopback_work_exit" }, true },
+		{ "loopback_work_enter", "loopback_work_exit" }, true,
+		{ "loopback_work_enter_kp", "loopback_work_exit_kp" },
+		"kprobe+kretprobe/vsock_loopback_work" },
 	[VB_HOOK_VHOST_KICK] = { "fentry+fexit/vhost_vsock_handle_tx_kick",
 		"vhost_vsock_handle_tx_kick", "vhost_vsock",
-		{ "vhost_tx_kick_enter", "vhost_tx_kick_exit" }, true },
+		{ "vhost_tx_kick_enter", "vhost_tx_kick_exit" }, true,
+		{ "vhost_tx_kick_enter_kp", "vhost_tx_kick_exit_kp" },
+		"kprobe+kretprobe/vhost_vsock_handle_tx_kick" },
 	[VB_HOOK_LOCK_WAIT] = { "fentry+fexit/__lock_sock", "__lock_sock", NULL,
-		{ "user_wait_begin", "user_wait_end" }, true },
+		{ "user_wait_begin", "user_wait_end" }, true,
+		{ "user_wait_begin_kp", "user_wait_end_kp" },
+		"kprobe+kretprobe/__lock_sock" },
 	[VB_HOOK_RECVMSG] = { "fexit/vsock_connectible_recvmsg",
 		"vsock_connectible_recvmsg", "vsock", { "recvmsg_exit" },
-		true },
+		true,
+		{ "recvmsg_exit_kp" }, "kretprobe/vsock_connectible_recvmsg" },
 	[VB_HOOK_ERROR_REPORT] = { "fentry/sk_error_report",
-		"sk_error_report", NULL, { "error_report" }, true },
+		"sk_error_report", NULL, { "error_report" }, true,
+		{ "error_report_kp" }, "kprobe/sk_error_report" },
 };
 
 static bool is_tracepoint(int hook)
@@ -321,6 +335,71 @@ static void detect_mode(struct vb_probe *p, struct btfs *b, bool running)
 		 "virtio transport (recv_pkt tracepoint) not found");
 }
 
+/* Is module m (file name spelling) installed for the running kernel? */
+static bool module_installed(const char *release, const char *m)
+{
+	static const char *const lists[] = { "modules.dep", "modules.builtin" };
+	char path[256], line[512], want[80];
+	bool found = false;
+	size_t i;
+	FILE *f;
+
+	snprintf(want, sizeof(want), "/%s.ko", m);
+	for (i = 0; i < 2 && !found; i++) {
+		snprintf(path, sizeof(path), "/lib/modules/%s/%s", release,
+			 lists[i]);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		while (!found && fgets(line, sizeof(line), f)) {
+			char *colon = strchr(line, ':');
+
+			if (colon)
+				*colon = 0;
+			found = strstr(line, want) != NULL;
+		}
+		fclose(f);
+	}
+	return found;
+}
+
+/*
+ * No vsock transport in BTF: say what to do -- which module to load
+ * (those installed for this kernel), or which kernel option is missing.
+ */
+static void vsock_hint(struct vb_probe *p)
+{
+	static const char *const mods[] = {
+		"vsock_loopback", "vmw_vsock_virtio_transport", "vhost_vsock",
+	};
+	static const char *const roles[] = {
+		"loopback, CID 1", "guest of a virtio-vsock device",
+		"host of vhost-vsock guests",
+	};
+	char load[192] = "";
+	size_t i, used;
+
+	if (!access("/sys/module/" MOD_COMMON, F_OK)) {
+		snprintf(p->vsock_hint, sizeof(p->vsock_hint),
+			 "module %s is loaded but has no BTF: CONFIG_DEBUG_INFO_BTF_MODULES=y is required",
+			 MOD_COMMON);
+		return;
+	}
+	for (i = 0; i < 3; i++) {
+		if (!module_installed(p->release, mods[i]))
+			continue;
+		used = strlen(load);
+		snprintf(load + used, sizeof(load) - used, "%s%s (%s)",
+			 used ? ", " : "", mods[i], roles[i]);
+	}
+	if (load[0])
+		snprintf(p->vsock_hint, sizeof(p->vsock_hint),
+			 "no vsock transport loaded: modprobe %.190s", load);
+	else
+		snprintf(p->vsock_hint, sizeof(p->vsock_hint),
+			 "no vsock transport in this kernel: CONFIG_VSOCKETS with CONFIG_VSOCKETS_LOOPBACK, CONFIG_VIRTIO_VSOCKETS or CONFIG_VHOST_VSOCK");
+}
+
 int vb_probe_kernel(struct vb_probe *p, const char *btf_path,
 		    char *errbuf, size_t errlen)
 {
@@ -348,10 +427,16 @@ int vb_probe_kernel(struct vb_probe *p, const char *btf_path,
 			snprintf(why, sizeof(why), "no .BTF section in it");
 		else if (libbpf_strerror(err, why, sizeof(why)))
 			snprintf(why, sizeof(why), "%s", strerror(-err));
-		snprintf(errbuf, errlen, btf_path ? "cannot read BTF from %s: %s"
-			 : "kernel has no BTF (%s%s): CONFIG_DEBUG_INFO_BTF=y is required",
-			 btf_path ? btf_path : "/sys/kernel/btf/vmlinux: ",
-			 why);
+		if (btf_path)
+			snprintf(errbuf, errlen, "cannot read BTF from %s: %s",
+				 btf_path, why);
+		else if (access("/sys/kernel/btf/vmlinux", F_OK))
+			snprintf(errbuf, errlen,
+				 "kernel has no BTF (no /sys/kernel/btf/vmlinux): CONFIG_DEBUG_INFO_BTF=y is required");
+		else
+			snprintf(errbuf, errlen,
+				 "kernel BTF unreadable (/sys/kernel/btf/vmlinux: %s): CONFIG_DEBUG_INFO_BTF=y is required",
+				 why);
 		return -ENOENT;
 	}
 	p->btf = true;
@@ -393,6 +478,12 @@ int vb_probe_kernel(struct vb_probe *p, const char *btf_path,
 			 b.running);
 	probe_tracepoint(p, &b, VB_HOOK_RX_BATCH_TP, rx_batch_fields,
 			 b.running);
+	for (i = 0; i < VB_HOOK_NR; i++)
+		p->how[i] = p->avail[i] ? VB_ATTACH_PREFERRED : VB_ATTACH_NONE;
+	memcpy(p->in_btf, p->avail, sizeof(p->in_btf));
+	if (b.running && !p->avail[VB_HOOK_RECV_PKT_BTF] &&
+	    !p->avail[VB_HOOK_RECV_PKT_TP])
+		vsock_hint(p);
 	detect_mode(p, &b, b.running);
 	p->light_ok = (p->avail[VB_HOOK_RECV_PKT_BTF] ||
 		       p->avail[VB_HOOK_RECV_PKT_TP]) &&
@@ -437,9 +528,13 @@ int vb_probe_choose(struct vb_probe *p, enum vb_trace_mode want,
 	int i;
 
 	memset(p->use, 0, sizeof(p->use));
+	if (!recv && p->vsock_hint[0])
+		return refuse(errbuf, errlen,
+			      "kernel without vsock virtio transport: %s",
+			      p->vsock_hint);
 	if (!recv)
 		return refuse(errbuf, errlen,
-			      "kernel without vsock virtio transport: no vsock:virtio_transport_recv_pkt tracepoint (%s; %s)",
+			      "kernel without vsock virtio transport: no vsock:virtio_transport_recv_pkt tracepoint (%.100s; %.100s)",
 			      p->why[VB_HOOK_RECV_PKT_BTF],
 			      p->why[VB_HOOK_RECV_PKT_TP]);
 	if (want == VB_TRACE_AUTO)
@@ -451,7 +546,10 @@ int vb_probe_choose(struct vb_probe *p, enum vb_trace_mode want,
 	if (want == VB_TRACE_FULL && !p->avail[VB_HOOK_RECV_PKT_EXIT] &&
 	    !p->light_ok)
 		return refuse(errbuf, errlen,
-			      "full mode sees no lock window: neither virtio_transport_recv_pkt in BTF (%s) nor the rx_batch tracepoint",
+			      "full mode sees no lock window: neither %s (%.150s) nor the rx_batch tracepoint",
+			      p->in_btf[VB_HOOK_RECV_PKT_EXIT]
+			      ? "fexit or kretprobe on virtio_transport_recv_pkt"
+			      : "virtio_transport_recv_pkt in BTF",
 			      p->why[VB_HOOK_RECV_PKT_EXIT]);
 	p->trace = want;
 	if (want == VB_TRACE_FULL && p->mode == VB_MODE_BATCHED && !p->light_ok)
@@ -490,8 +588,91 @@ void vb_probe_print(const struct vb_probe *p, FILE *f)
 		p->light_ok ? "yes" : "no (no rx_batch tracepoint)",
 		p->avail[VB_HOOK_RECV_PKT_EXIT] || p->light_ok ? "yes" : "no",
 		p->light_ok ? "light" : "full");
-	for (i = 0; i < VB_HOOK_NR; i++)
-		fprintf(f, "  %-44s %-4s %s\n", vb_hooks[i].label,
+	for (i = 0; i < VB_HOOK_NR; i++) {
+		fprintf(f, "  %-44s %-4s %s", vb_hook_label(p, i),
 			p->use[i] ? "use" : p->avail[i] ? "alt" : "no",
 			p->avail[i] ? p->where[i] : p->why[i]);
+		if (p->how[i] == VB_ATTACH_KPROBE)
+			fprintf(f, " (fallback: %s: %s)", vb_hooks[i].label,
+				p->fallback[i]);
+		fputc('\n', f);
+	}
+	if (p->btf && !p->loaded)
+		fprintf(f, "  (from BTF only: nothing loaded)\n");
+}
+
+const char *vb_hook_label(const struct vb_probe *p, int hook)
+{
+	const struct vb_hook_desc *h = &vb_hooks[hook];
+
+	return p->how[hook] == VB_ATTACH_KPROBE ? h->klabel : h->label;
+}
+
+const char *const *vb_hook_progs(const struct vb_probe *p, int hook)
+{
+	return p->how[hook] == VB_ATTACH_KPROBE ? vb_hooks[hook].kprogs
+						: vb_hooks[hook].progs;
+}
+
+bool vb_probe_forced_kprobe(void)
+{
+	const char *e = getenv("VSOCKBATCH_FORCE_KPROBE");
+
+	return e && !strcmp(e, "1");
+}
+
+void vb_probe_load(struct vb_probe *p, bool per_hook)
+{
+	const char *all[2 * VB_HOOK_NR];
+	/* choose again what was wanted (FULL_NORUNS is what FULL became) */
+	enum vb_trace_mode mode = p->trace == VB_TRACE_FULL_NORUNS
+				  ? VB_TRACE_FULL : p->trace;
+	char why[192];
+	size_t n = 0;
+	int i, j;
+
+	p->loaded = true;
+	for (i = 0; i < VB_HOOK_NR; i++)
+		for (j = 0; j < 2 && p->avail[i] && vb_hooks[i].progs[j]; j++)
+			all[n++] = vb_hooks[i].progs[j];
+	if (!per_hook && !vb_probe_forced_kprobe() &&
+	    !vb_attach_check(all, n, why, sizeof(why)))
+		return;		/* how[] stays PREFERRED where avail */
+	for (i = 0; i < VB_HOOK_NR; i++) {
+		const struct vb_hook_desc *h = &vb_hooks[i];
+		bool twins = h->kprogs[0] != NULL;
+
+		if (!p->avail[i])
+			continue;
+		if (twins && vb_probe_forced_kprobe()) {
+			snprintf(p->fallback[i], sizeof(p->fallback[i]),
+				 "not tried: VSOCKBATCH_FORCE_KPROBE=1");
+		} else if (vb_attach_check(h->progs, 2, why, sizeof(why))) {
+			snprintf(p->fallback[i], sizeof(p->fallback[i]), "%s",
+				 why);
+		} else {
+			p->how[i] = VB_ATTACH_PREFERRED;
+			continue;
+		}
+		if (twins && !vb_attach_check(h->kprogs, 2, why, sizeof(why))) {
+			p->how[i] = VB_ATTACH_KPROBE;
+			continue;
+		}
+		p->avail[i] = false;
+		p->how[i] = VB_ATTACH_NONE;
+		if (twins)
+			snprintf(p->why[i], sizeof(p->why[i]),
+				 "%.150s; kprobe fallback: %.80s", p->fallback[i],
+				 why);
+		else
+			snprintf(p->why[i], sizeof(p->why[i]), "%s",
+				 p->fallback[i]);
+		p->fallback[i][0] = 0;
+	}
+	p->light_ok = (p->avail[VB_HOOK_RECV_PKT_BTF] ||
+		       p->avail[VB_HOOK_RECV_PKT_TP]) &&
+		      (p->avail[VB_HOOK_RX_BATCH_BTF] ||
+		       p->avail[VB_HOOK_RX_BATCH_TP]);
+	if (vb_probe_choose(p, mode ? mode : VB_TRACE_AUTO, NULL, 0))
+		memset(p->use, 0, sizeof(p->use));
 }

@@ -39,6 +39,15 @@ struct vb_hook_desc {
 	const char *module;	/* module defining it when vsock is modular */
 	const char *progs[2];	/* BPF program names in the skeleton */
 	bool full_only;		/* not attached in light mode */
+	const char *kprogs[2];	/* their kprobe/kretprobe twins, if any */
+	const char *klabel;	/* "kprobe/vsock_data_ready": the twins' label */
+};
+
+/* How a hook's programs attach. */
+enum vb_attach {
+	VB_ATTACH_NONE,
+	VB_ATTACH_PREFERRED,	/* progs[]: fentry/fexit, tp_btf, tracepoint */
+	VB_ATTACH_KPROBE,	/* kprogs[]: the kprobe/kretprobe fallback */
 };
 
 extern const struct vb_hook_desc vb_hooks[VB_HOOK_NR];
@@ -49,7 +58,12 @@ struct vb_probe {
 	bool avail[VB_HOOK_NR];
 	bool use[VB_HOOK_NR];		/* chosen for `trace` (vb_probe_choose) */
 	char where[VB_HOOK_NR][48];	/* "vmlinux", "vsock_loopback", ... */
-	char why[VB_HOOK_NR][128];	/* reason when !avail */
+	char why[VB_HOOK_NR][256];	/* reason when !avail */
+	bool in_btf[VB_HOOK_NR];	/* found by BTF, before loading */
+	enum vb_attach how[VB_HOOK_NR];	/* checked by loading (running kernel) */
+	char fallback[VB_HOOK_NR][192];	/* why progs[] gave way to kprogs[] */
+	bool loaded;			/* hooks were checked by loading */
+	char vsock_hint[256];		/* what to do when vsock is missing */
 	enum vb_kernel_mode mode;
 	char detected_by[160];
 	char tracefs[64];		/* "" if not mounted */
@@ -75,6 +89,23 @@ int vb_probe_kernel(struct vb_probe *p, const char *btf_path,
  */
 int vb_probe_choose(struct vb_probe *p, enum vb_trace_mode want,
 		    char *errbuf, size_t errlen);
+/*
+ * Check by loading (running kernel only; attach_check.h): each hook found
+ * in BTF gets its own programs loaded and attached, else its kprobe
+ * twins; one that can run neither becomes unavailable with both reasons.
+ * per_hook false first tries all hooks in one load (one parse of the
+ * kernel's BTF, ~1 s under TCG: the usual case) and goes hook by hook
+ * only if that fails.  Sets loaded, how[], fallback[], and chooses use[]
+ * again for the mode chosen before (AUTO if none).
+ */
+void vb_probe_load(struct vb_probe *p, bool per_hook);
+/* VSOCKBATCH_FORCE_KPROBE=1: skip fentry/fexit where a kprobe twin exists. */
+bool vb_probe_forced_kprobe(void);
+/* The hook as it attaches: its label, or its twins' (klabel). */
+const char *vb_hook_label(const struct vb_probe *p, int hook);
+/* The program names the hook attaches with: progs[] or kprogs[]. */
+const char *const *vb_hook_progs(const struct vb_probe *p, int hook);
+
 /* vb_probe_choose(p, AUTO) on a copy: can this kernel be traced at all? */
 int vb_probe_usable(const struct vb_probe *p, char *errbuf, size_t errlen);
 

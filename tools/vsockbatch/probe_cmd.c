@@ -2,7 +2,8 @@
 /*
  * probe_cmd.c - `vsockbatch probe [--btf FILE]`: which hooks the running
  * kernel (or a BTF file) offers and whether it carries the batching
- * series.  Loads nothing; root is not needed for /sys/kernel/btf.
+ * series.  On the running kernel the hooks are checked by loading their
+ * programs (attach_check.h); with --btf nothing is loaded.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -22,10 +23,12 @@ static void usage(FILE *f)
 "\n"
 "List the tracer's hooks (use = will be attached, alt = available but a\n"
 "preferred alternative is used, no = missing and why), and the kernel\n"
-"mode (batched or baseline) with how it was detected.  Nothing is loaded.\n"
+"mode (batched or baseline) with how it was detected.  On the running\n"
+"kernel each hook found in BTF is loaded and attached once (root needed),\n"
+"its kprobe/kretprobe twins where fentry/fexit fail.\n"
 "\n"
 "  -b, --btf FILE  probe a vmlinux BTF file instead of the running kernel\n"
-"                  (no module BTF, tracefs or kallsyms then)\n"
+"                  (no module BTF, tracefs, kallsyms or loading then)\n"
 "  -h, --help      this help\n"
 "\n"
 "Exit status: 0 the tracer can run, 1 it cannot (reason on stderr),\n"
@@ -106,12 +109,14 @@ int cmd_probe(int argc, char **argv)
 			fprintf(stderr, "vsockbatch probe: %s\n", err);
 			return VB_EXIT_USAGE;
 		}
-		libbpf_set_print(quiet);
 	}
+	libbpf_set_print(quiet);	/* reasons are ours, one line each */
 	if (vb_probe_kernel(&p, btf, err, sizeof(err))) {
 		fprintf(stderr, "vsockbatch probe: %s\n", err);
 		return btf ? VB_EXIT_USAGE : VB_EXIT_FAIL;
 	}
+	if (!btf)
+		vb_probe_load(&p, false);
 	vb_probe_print(&p, stdout);
 	if (vb_probe_usable(&p, err, sizeof(err))) {
 		fprintf(stderr, "vsockbatch probe: %s\n", err);

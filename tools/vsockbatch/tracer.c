@@ -48,20 +48,34 @@ static bool hook_required(const struct vb_probe *p, int hook)
 	}
 }
 
-int vb_tracer_start(struct vb_tracer *t, enum vb_trace_mode mode,
-		    char *errbuf, size_t errlen)
+/* Detach and free what one attempt left. */
+static void teardown(struct vb_tracer *t)
+{
+	int i, j;
+
+	for (i = 0; i < VB_HOOK_NR; i++) {
+		for (j = 0; j < 2; j++) {
+			bpf_link__destroy(t->links[i][j]);
+			t->links[i][j] = NULL;
+		}
+		t->attached[i] = false;
+	}
+	vsockbatch_bpf__destroy(t->skel);
+	t->skel = NULL;
+}
+
+/*
+ * Open, load and attach the programs probe chose.  strict (the first
+ * attempt, before any per-hook check): any failure fails, so that the
+ * caller can check hook by hook and find fallbacks.  Otherwise an
+ * optional hook that does not attach is dropped with a warning.
+ */
+static int load_and_attach(struct vb_tracer *t, bool strict, char *errbuf,
+			   size_t errlen)
 {
 	struct bpf_program *prog;
+	const char *label;
 	int i, j, err;
-
-	memset(t, 0, sizeof(*t));
-	libbpf_set_print(print_fn);
-	err = vb_probe_kernel(&t->probe, NULL, errbuf, errlen);
-	if (err)
-		return err;
-	err = vb_probe_choose(&t->probe, mode, errbuf, errlen);
-	if (err)
-		return err;
 
 	t->skel = vsockbatch_bpf__open();
 	if (!t->skel) {
@@ -71,17 +85,22 @@ int vb_tracer_start(struct vb_tracer *t, enum vb_trace_mode mode,
 		return err;
 	}
 	t->skel->rodata->full_mode = t->probe.trace != VB_TRACE_LIGHT;
+	/* every program off, then the chosen ones of each hook in use on */
+	bpf_object__for_each_program(prog, t->skel->obj)
+		bpf_program__set_autoload(prog, false);
 	for (i = 0; i < VB_HOOK_NR; i++) {
-		for (j = 0; j < 2 && vb_hooks[i].progs[j]; j++) {
-			prog = bpf_object__find_program_by_name(
-				t->skel->obj, vb_hooks[i].progs[j]);
+		const char *const *progs = vb_hook_progs(&t->probe, i);
+
+		for (j = 0; j < 2 && progs[j] && t->probe.use[i]; j++) {
+			prog = bpf_object__find_program_by_name(t->skel->obj,
+								progs[j]);
 			if (!prog) {
 				snprintf(errbuf, errlen,
 					 "BPF object has no program %s",
-					 vb_hooks[i].progs[j]);
+					 progs[j]);
 				return -ENOENT;
 			}
-			bpf_program__set_autoload(prog, t->probe.use[i]);
+			bpf_program__set_autoload(prog, true);
 		}
 	}
 	err = vsockbatch_bpf__load(t->skel);
@@ -92,20 +111,28 @@ int vb_tracer_start(struct vb_tracer *t, enum vb_trace_mode mode,
 		return err;
 	}
 	for (i = 0; i < VB_HOOK_NR; i++) {
+		const char *const *progs = vb_hook_progs(&t->probe, i);
+
 		if (!t->probe.use[i])
 			continue;
-		for (j = 0; j < 2 && vb_hooks[i].progs[j]; j++) {
-			prog = bpf_object__find_program_by_name(
-				t->skel->obj, vb_hooks[i].progs[j]);
+		for (j = 0; j < 2 && progs[j]; j++) {
+			prog = bpf_object__find_program_by_name(t->skel->obj,
+								progs[j]);
 			t->links[i][j] = bpf_program__attach(prog);
 			if (!t->links[i][j]) {
 				err = -errno;
 				break;
 			}
 		}
-		if (j == 2 || !vb_hooks[i].progs[j]) {
+		if (j == 2 || !progs[j]) {
 			t->attached[i] = true;
 			continue;
+		}
+		label = vb_hook_label(&t->probe, i);
+		if (strict || hook_required(&t->probe, i)) {
+			snprintf(errbuf, errlen, "failed to attach %s: %s",
+				 label, strerror(-err));
+			return err;
 		}
 		/* undo a half-attached pair: enter without exit is useless */
 		for (j = 0; j < 2; j++) {
@@ -113,16 +140,49 @@ int vb_tracer_start(struct vb_tracer *t, enum vb_trace_mode mode,
 			t->links[i][j] = NULL;
 		}
 		t->probe.use[i] = false;
-		if (hook_required(&t->probe, i)) {
-			snprintf(errbuf, errlen, "failed to attach %s: %s",
-				 vb_hooks[i].label, strerror(-err));
-			return err;
-		}
 		fprintf(stderr, "vsockbatch: warning: %s not attached (%s); "
-			"its figures will be 0\n", vb_hooks[i].label,
-			strerror(-err));
+			"its figures will be 0\n", label, strerror(-err));
 	}
 	return 0;
+}
+
+/*
+ * The real load is the first check: on a kernel that takes everything
+ * (the usual case) nothing is loaded twice -- each load parses the
+ * kernel's BTF, ~1 s under TCG.  Only when it fails are the hooks
+ * checked one by one (vb_probe_load), which finds the kprobe fallbacks
+ * and names a hook that cannot run, and the chosen set loaded again.
+ */
+int vb_tracer_start(struct vb_tracer *t, enum vb_trace_mode mode,
+		    char *errbuf, size_t errlen)
+{
+	char first[256];
+	int i, err;
+
+	memset(t, 0, sizeof(*t));
+	libbpf_set_print(print_fn);
+	err = vb_probe_kernel(&t->probe, NULL, errbuf, errlen);
+	if (err)
+		return err;
+	err = vb_probe_choose(&t->probe, mode, errbuf, errlen);
+	if (err)
+		return err;
+	if (!vb_probe_forced_kprobe()) {
+		err = load_and_attach(t, true, first, sizeof(first));
+		if (!err)
+			return 0;
+		teardown(t);
+	}
+	vb_probe_load(&t->probe, true);
+	err = vb_probe_choose(&t->probe, mode, errbuf, errlen);
+	if (err)
+		return err;
+	for (i = 0; i < VB_HOOK_NR; i++)
+		if (t->probe.use[i] && t->probe.how[i] == VB_ATTACH_KPROBE)
+			fprintf(stderr, "vsockbatch: %s instead of %s: %s\n",
+				vb_hook_label(&t->probe, i), vb_hooks[i].label,
+				t->probe.fallback[i]);
+	return load_and_attach(t, false, errbuf, errlen);
 }
 
 void vb_tracer_enable(struct vb_tracer *t, bool on)
@@ -161,9 +221,9 @@ int vb_tracer_self(struct vb_tracer *t, bool stats, struct vb_self *out)
 	for (i = 0; i < VB_HOOK_NR; i++) {
 		if (!t->attached[i])
 			continue;
-		for (j = 0; j < 2 && vb_hooks[i].progs[j]; j++) {
+		for (j = 0; j < 2 && vb_hook_progs(&t->probe, i)[j]; j++) {
 			fd = bpf_program__fd(bpf_object__find_program_by_name(
-				t->skel->obj, vb_hooks[i].progs[j]));
+				t->skel->obj, vb_hook_progs(&t->probe, i)[j]));
 			memset(&info, 0, sizeof(info));
 			len = sizeof(info);
 			if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
@@ -191,7 +251,7 @@ int vb_tracer_describe(const struct vb_tracer *t, struct vb_results *r)
 	for (i = 0; i < VB_HOOK_NR; i++) {
 		if (!t->attached[i])
 			continue;
-		err = vb_results_add_hook(r, vb_hooks[i].label);
+		err = vb_results_add_hook(r, vb_hook_label(&t->probe, i));
 		if (err)
 			return err;
 	}
