@@ -150,6 +150,13 @@ static __always_inline struct vb_task *task_state(bool create)
  * sk is a BTF-typed argument of fentry/fexit: a direct (CO-RE relocated)
  * load, cheaper than a probe-read helper call.
  */
+/* The same test where sk is a plain pointer (kprobe fallback). */
+static __always_inline bool is_vsock_read(struct sock *sk)
+{
+	return sk && BPF_CORE_READ(sk, __sk_common.skc_family) ==
+		     AF_VSOCK_FAMILY;
+}
+
 static __always_inline bool is_vsock(struct sock *sk)
 {
 	return sk && sk->__sk_common.skc_family == AF_VSOCK_FAMILY;
@@ -373,8 +380,7 @@ int recv_pkt_tp(struct trace_event_raw_virtio_transport_recv_pkt *ctx)
 /* ---- baseline windows (full mode) ---------------------------------- */
 
 /* Under the socket lock, once per data packet of the unbatched path. */
-SEC("fentry/vsock_data_ready")
-int BPF_PROG(data_ready, struct sock *sk)
+static __always_inline int on_data_ready(struct sock *sk)
 {
 	struct vb_stats *s;
 	struct vb_task *t;
@@ -400,9 +406,14 @@ int BPF_PROG(data_ready, struct sock *sk)
 	return 0;
 }
 
+SEC("fentry/vsock_data_ready")
+int BPF_PROG(data_ready, struct sock *sk)
+{
+	return on_data_ready(sk);
+}
+
 /* After release_sock() + sock_put(): the packet's window is over. */
-SEC("fexit/virtio_transport_recv_pkt")
-int BPF_PROG(recv_pkt_exit)
+static __always_inline int on_recv_pkt_exit(void)
 {
 	struct vb_stats *s;
 	struct vb_task *t;
@@ -432,6 +443,12 @@ int BPF_PROG(recv_pkt_exit)
 		fc[VB_FC_DR_LAT_N]++;
 	}
 	return 0;
+}
+
+SEC("fexit/virtio_transport_recv_pkt")
+int BPF_PROG(recv_pkt_exit)
+{
+	return on_recv_pkt_exit();
 }
 
 /* ---- the series' run event (patched kernels, both modes) ----------- */
@@ -595,13 +612,10 @@ int BPF_PROG(vhost_tx_kick_exit)
  * __lock_sock() is the slow path of lock_sock(): it only runs when the
  * socket is owned, so these fire per contended lock, not per packet.
  */
-SEC("fentry/__lock_sock")
-int BPF_PROG(user_wait_begin, struct sock *sk)
+static __always_inline int on_user_wait_begin(void)
 {
 	struct vb_task *t;
 
-	if (!enabled || !is_vsock(sk))
-		return 0;
 	t = task_state(true);
 	if (!t || t->in_worker)
 		return 0;
@@ -609,15 +623,21 @@ int BPF_PROG(user_wait_begin, struct sock *sk)
 	return 0;
 }
 
-SEC("fexit/__lock_sock")
-int BPF_PROG(user_wait_end, struct sock *sk)
+SEC("fentry/__lock_sock")
+int BPF_PROG(user_wait_begin, struct sock *sk)
+{
+	if (!enabled || !is_vsock(sk))
+		return 0;
+	return on_user_wait_begin();
+}
+
+/* wait_ts is only set for AF_VSOCK sockets (above) */
+static __always_inline int on_user_wait_end(void)
 {
 	struct vb_stats *s;
 	struct vb_task *t;
 	__u64 d;
 
-	if (!is_vsock(sk))
-		return 0;
 	t = task_state(false);
 	if (!t || t->in_worker || !t->wait_ts)
 		return 0;
@@ -632,6 +652,14 @@ int BPF_PROG(user_wait_end, struct sock *sk)
 	return 0;
 }
 
+SEC("fexit/__lock_sock")
+int BPF_PROG(user_wait_end, struct sock *sk)
+{
+	if (!is_vsock(sk))
+		return 0;
+	return on_user_wait_end();
+}
+
 /* ---- the reader and errors (full mode; advise, issue #13) ---------- */
 
 /*
@@ -639,9 +667,7 @@ int BPF_PROG(user_wait_end, struct sock *sk)
  * return size, per CPU (which CPU the reader runs on).  One per-CPU
  * array lookup per recv() call, nothing per packet.
  */
-SEC("fexit/vsock_connectible_recvmsg")
-int BPF_PROG(recvmsg_exit, struct socket *sock, struct msghdr *msg,
-	     __u64 len, int flags, int ret)
+static __always_inline int on_recvmsg_exit(int ret)
 {
 	struct vb_stats *s;
 
@@ -656,20 +682,119 @@ int BPF_PROG(recvmsg_exit, struct socket *sock, struct msghdr *msg,
 	return 0;
 }
 
+SEC("fexit/vsock_connectible_recvmsg")
+int BPF_PROG(recvmsg_exit, struct socket *sock, struct msghdr *msg,
+	     __u64 len, int flags, int ret)
+{
+	return on_recvmsg_exit(ret);
+}
+
 /*
  * A connection reset because a packet could not be queued: the RX path
  * sets sk_err = ENOBUFS and reports it (virtio_transport_recv_connected).
  * Runs only on socket errors.
  */
-SEC("fentry/sk_error_report")
-int BPF_PROG(error_report, struct sock *sk)
+static __always_inline int on_enobufs(void)
 {
-	struct vb_stats *s;
+	struct vb_stats *s = cpu_stats();
 
-	if (!enabled || !is_vsock(sk) || sk->sk_err != VB_ENOBUFS)
-		return 0;
-	s = cpu_stats();
 	if (s)
 		s->cnt[VB_C_ENOBUFS]++;
 	return 0;
+}
+
+SEC("fentry/sk_error_report")
+int BPF_PROG(error_report, struct sock *sk)
+{
+	if (!enabled || !is_vsock(sk) || sk->sk_err != VB_ENOBUFS)
+		return 0;
+	return on_enobufs();
+}
+
+/* ---- kprobe fallback (full mode) ------------------------------------
+ *
+ * Twins of the fentry/fexit programs above for kernels where those cannot
+ * run (no BPF trampoline: CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS off, or
+ * a verifier that refuses them), as libbpf-tools keep them: the same
+ * bodies, arguments from pt_regs, the socket family read with
+ * BPF_CORE_READ (sk is a plain pointer here, not a BTF one).  The loader
+ * picks per hook (tools/vsockbatch/probe.h, kprogs[]).  Dearer per event:
+ * an int3 (and a probe read) instead of a trampoline and a direct load.
+ */
+
+SEC("kprobe/vsock_data_ready")
+int BPF_KPROBE(data_ready_kp, struct sock *sk)
+{
+	return on_data_ready(sk);
+}
+
+SEC("kretprobe/virtio_transport_recv_pkt")
+int BPF_KRETPROBE(recv_pkt_exit_kp)
+{
+	return on_recv_pkt_exit();
+}
+
+SEC("kprobe/virtio_transport_rx_work")
+int BPF_KPROBE(rx_work_enter_kp)
+{
+	return worker_enter();
+}
+
+SEC("kretprobe/virtio_transport_rx_work")
+int BPF_KRETPROBE(rx_work_exit_kp)
+{
+	return worker_exit();
+}
+
+SEC("kprobe/vsock_loopback_work")
+int BPF_KPROBE(loopback_work_enter_kp)
+{
+	return worker_enter();
+}
+
+SEC("kretprobe/vsock_loopback_work")
+int BPF_KRETPROBE(loopback_work_exit_kp)
+{
+	return worker_exit();
+}
+
+SEC("kprobe/vhost_vsock_handle_tx_kick")
+int BPF_KPROBE(vhost_tx_kick_enter_kp)
+{
+	return worker_enter();
+}
+
+SEC("kretprobe/vhost_vsock_handle_tx_kick")
+int BPF_KRETPROBE(vhost_tx_kick_exit_kp)
+{
+	return worker_exit();
+}
+
+SEC("kprobe/__lock_sock")
+int BPF_KPROBE(user_wait_begin_kp, struct sock *sk)
+{
+	if (!enabled || !is_vsock_read(sk))
+		return 0;
+	return on_user_wait_begin();
+}
+
+SEC("kretprobe/__lock_sock")
+int BPF_KRETPROBE(user_wait_end_kp)
+{
+	return on_user_wait_end();
+}
+
+SEC("kretprobe/vsock_connectible_recvmsg")
+int BPF_KRETPROBE(recvmsg_exit_kp, int ret)
+{
+	return on_recvmsg_exit(ret);
+}
+
+SEC("kprobe/sk_error_report")
+int BPF_KPROBE(error_report_kp, struct sock *sk)
+{
+	if (!enabled || !is_vsock_read(sk) ||
+	    BPF_CORE_READ(sk, sk_err) != VB_ENOBUFS)
+		return 0;
+	return on_enobufs();
 }

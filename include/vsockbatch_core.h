@@ -22,6 +22,8 @@
  */
 #ifndef VSOCKBATCH_CORE_H
 #define VSOCKBATCH_CORE_H
+/* Kernel names for the pt_regs fields in bpf_tracing.h, as a vmlinux.h has. */
+#define __VMLINUX_H__
 
 typedef signed char __s8;
 typedef unsigned char __u8;
@@ -112,6 +114,22 @@ struct skb_shared_info {
 /* Pointer-only arguments of hooked functions. */
 struct socket;
 struct msghdr;
+
+/*
+ * A kprobe's context (x86-64): only the argument and return registers
+ * that bpf_tracing.h's PT_REGS_PARM1..5/PT_REGS_RC read, relocated by
+ * name like the rest.
+ */
+struct pt_regs {
+	unsigned long r8;
+	unsigned long ax;
+	unsigned long cx;
+	unsigned long dx;
+	unsigned long si;
+	unsigned long di;
+	unsigned long sp;
+	unsigned long ip;
+} __attribute__((preserve_access_index));
 
 /*
  * Tracepoint records for classic SEC("tracepoint/...") programs.  The

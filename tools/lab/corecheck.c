@@ -299,7 +299,9 @@ static bool target_exists(const char *sec, struct btf **targets, int ntargets)
 	__u32 kind = BTF_KIND_FUNC;
 	int i;
 
-	if (!strncmp(sec, "fentry/", 7) || !strncmp(sec, "fexit/", 6)) {
+	/* a kprobe needs no BTF, but its function being there says it exists */
+	if (!strncmp(sec, "fentry/", 7) || !strncmp(sec, "fexit/", 6) ||
+	    !strncmp(sec, "kprobe/", 7) || !strncmp(sec, "kretprobe/", 10)) {
 		name = strchr(sec, '/') + 1;
 	} else if (!strncmp(sec, "tp_btf/", 7)) {
 		snprintf(buf, sizeof(buf), "btf_trace_%s", sec + 7);
