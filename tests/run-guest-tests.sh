@@ -5,7 +5,8 @@
 # runs its list of guest tests in that boot (tests/guest/suite.sh), then
 # checks what must agree across kernels.  Prints per-test verdicts and
 # "guest tests: N passed, N failed".  VB_CHECK_VARIANTS overrides the
-# kernels (default: baseline patched debug); VB_CHECK_EXPERIMENT=0 skips
+# kernels (default: baseline patched debug debian-6.1 debian-6.12, the
+# last two Debian's packaged kernels); VB_CHECK_EXPERIMENT=0 skips
 # the quick experiment, VB_CHECK_VHOST_USER=0 the vhost-user smoke tests
 # (baseline, patched and, at smaller sizes, debug) and the advise
 # scenarios, VB_CHECK_ADVISE=0 the advise scenarios alone.
@@ -13,7 +14,7 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/scripts/lib.sh"
 
-VARIANTS=${VB_CHECK_VARIANTS:-baseline patched debug}
+VARIANTS=${VB_CHECK_VARIANTS:-baseline patched debug debian-6.1 debian-6.12}
 OUT=${VB_CHECK_OUT:-$ROOT/build/check}
 rm -rf "$OUT"
 mkdir -p "$OUT"
@@ -27,6 +28,18 @@ tests_for() {
 			"sockmap.sh vsockmon.sh rx-ends.sh" ;;
 	debug|baseline-debug)
 		echo "vsock_test.sh stress.sh sockmap.sh vsockmon.sh rx-ends.sh" ;;
+	debian-*)
+		# booted without vsock (guest_env): the refusals first, which
+		# then load the modules for the tracer's own tests
+		echo "tracer-refusals.sh tracer.sh tracer-kprobe.sh" ;;
+	esac
+}
+
+# Extra guest environment per kernel.  Debian's kernels run no patches:
+# the tracer must call them baseline.
+guest_env() {
+	case "$1" in
+	debian-*) echo "VB_NO_VSOCK=1 EXPECT=baseline" ;;
 	esac
 }
 
@@ -51,9 +64,11 @@ for v in $VARIANTS; do
 		verdict FAIL "$v: kernel build"
 		continue
 	fi
+	env=()
+	for e in $(guest_env "$v"); do env+=(-e "$e"); done
 	# Memory: KASAN's shadow needs more than the default.
 	"$ROOT/scripts/guest-run.sh" -K "$kdir" -s 2 -m 2048 -t 1500 \
-		-e "VB_VARIANT=$v" -o "$OUT/$v" \
+		-e "VB_VARIANT=$v" "${env[@]}" -o "$OUT/$v" \
 		"$ROOT/tests/guest/suite.sh" "${list[@]}" >/dev/null
 	rc=$?
 	if [ -f "$OUT/$v/suite.txt" ]; then

@@ -23,4 +23,5 @@ for t in "$@"; do
 		failed=$((failed + 1))
 	fi
 done
-exit $failed
+# 0 or 1: the runner reads 3-5 as its own verdicts (splat, hang, no /init)
+[ $failed -eq 0 ]

@@ -155,6 +155,14 @@ say "pkts=$pkts rw=$rw batches=$batches mean=$mean max=$max deferred=$defer% dr_
 # worker after the sender exits)
 check "${rw:-0} >= 16384" "all 16384 data packets seen"
 check "${bytes:-0} >= 1048576" "all 1 MiB inside batches"
+# ... and they agree with the benchmark's own count: each 64 B send()
+# is one RW packet (a send split by a short credit makes one more), and
+# the bytes in batches are exactly the bytes sent
+sent=$(field "$out/tracer.tx" 'total bytes sent')
+check "${sent:-0} == 1048576" "sender: 1 MiB sent"
+check "${rw:-0} >= ${sent:-0} / 64 && ${rw:-0} <= 1.01 * ${sent:-0} / 64" \
+	"data packets = bytes sent / 64 B write size (within 1%)"
+check "${bytes:-0} == ${sent:-0}" "bytes in batches = bytes sent"
 check "${batches:-0} > 0" "batches recorded"
 check "${mapfull:-1} == 0" "no map overflow"
 check "${window:-0} > 0" "window time measured"
