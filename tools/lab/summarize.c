@@ -1637,6 +1637,32 @@ static void dat_num(FILE *f, double v)
 		fprintf(f, " NaN");
 }
 
+/* change.dat-style data: payload, then per comparison change % lo hi. */
+static void write_change_dat(FILE *f, const struct set *s, const struct comp *comps,
+			     size_t ncomp, enum sum_metric m)
+{
+	unsigned int pi;
+	size_t i;
+
+	fprintf(f, "# payload, then per comparison (");
+	for (i = 0; i < ncomp; i++)
+		fprintf(f, "%s%s->%s", i ? " " : "", s->state_names[comps[i].a],
+			s->state_names[comps[i].b]);
+	fprintf(f, "): %s change %% lo hi\n", sum_metrics[m].name);
+	for (pi = 0; pi < s->npayloads; pi++) {
+		fprintf(f, "%u", s->payloads[pi]);
+		for (i = 0; i < ncomp; i++) {
+			const struct sum_row *r = &comps[i].rows[pi][m];
+			bool ci = r->ok && r->st.has_ci;
+
+			dat_num(f, r->ok ? r->st.change_pct : NAN);
+			dat_num(f, ci ? r->st.ci_lo_pct : (r->ok ? r->st.change_pct : NAN));
+			dat_num(f, ci ? r->st.ci_hi_pct : (r->ok ? r->st.change_pct : NAN));
+		}
+		fputc('\n', f);
+	}
+}
+
 static int write_plots(const struct set *s, struct comp *comps, size_t ncomp,
 		       const struct sum_opts *o)
 {
@@ -1714,44 +1740,14 @@ static int write_plots(const struct set *s, struct comp *comps, size_t ncomp,
 	f = open_dat(o, "change.dat");
 	if (!f)
 		return VB_EXIT_FAIL;
-	fprintf(f, "# payload, then per comparison (");
-	for (i = 0; i < ncomp; i++)
-		fprintf(f, "%s%s->%s", i ? " " : "", s->state_names[comps[i].a],
-			s->state_names[comps[i].b]);
-	fprintf(f, "): fixed-64K throughput change %% lo hi\n");
-	for (pi = 0; pi < s->npayloads; pi++) {
-		fprintf(f, "%u", s->payloads[pi]);
-		for (i = 0; i < ncomp; i++) {
-			const struct sum_row *r = &comps[i].rows[pi][SUM_M_TPUT_FIXED];
-			bool ci = r->ok && r->st.has_ci;
-
-			dat_num(f, r->ok ? r->st.change_pct : NAN);
-			dat_num(f, ci ? r->st.ci_lo_pct : (r->ok ? r->st.change_pct : NAN));
-			dat_num(f, ci ? r->st.ci_hi_pct : (r->ok ? r->st.change_pct : NAN));
-		}
-		fputc('\n', f);
-	}
+	write_change_dat(f, s, comps, ncomp, SUM_M_TPUT_FIXED);
 	fclose(f);
 	if (s->icount) {
-		enum sum_metric cm = s->rx_cpu >= 0 ? SUM_M_INSN_CPU1 : SUM_M_INSN_PER_BYTE;
-
 		f = open_dat(o, "change-insn.dat");
 		if (!f)
 			return VB_EXIT_FAIL;
-		fprintf(f, "# payload, then per comparison: %s change %% lo hi\n",
-			sum_metrics[cm].name);
-		for (pi = 0; pi < s->npayloads; pi++) {
-			fprintf(f, "%u", s->payloads[pi]);
-			for (i = 0; i < ncomp; i++) {
-				const struct sum_row *r = &comps[i].rows[pi][cm];
-				bool ci = r->ok && r->st.has_ci;
-
-				dat_num(f, r->ok ? r->st.change_pct : NAN);
-				dat_num(f, ci ? r->st.ci_lo_pct : (r->ok ? r->st.change_pct : NAN));
-				dat_num(f, ci ? r->st.ci_hi_pct : (r->ok ? r->st.change_pct : NAN));
-			}
-			fputc('\n', f);
-		}
+		write_change_dat(f, s, comps, ncomp,
+				 s->rx_cpu >= 0 ? SUM_M_INSN_CPU1 : SUM_M_INSN_PER_BYTE);
 		fclose(f);
 	}
 	/* Histograms: one gnuplot data block per payload (index = payload
