@@ -94,6 +94,10 @@ struct vb_task {
 	__u64 wait_ts;		/* __lock_sock entered (readers) */
 	__u64 enter_ts;		/* worker function entered */
 	__u64 dr_lat;		/* first packet -> first data-ready */
+	__u64 rb_sk;		/* p1-3: the run open before this call ... */
+	struct vb_flow_key rb_flow;	/* ... its flow ... */
+	__u32 rb_pkts, rb_bytes;	/* ... and size */
+	__u32 rb_valid;		/* rb_* noted by the call's entry */
 	__u64 tr_sk;		/* socket whose vsk->trans is cached ... */
 	__u64 tr_vvs;		/* ... here (fixed for a connection) */
 	struct vb_flow_key flow;
@@ -797,4 +801,109 @@ int BPF_KPROBE(error_report_kp, struct sock *sk)
 	    BPF_CORE_READ(sk, sk_err) != VB_ENOBUFS)
 		return 0;
 	return on_enobufs();
+}
+
+/* ---- kernels that batch without the rx_batch event (full mode) ----- */
+
+/*
+ * The series' patches 1-3 without its tracepoint (the lab's p1-3): a run
+ * is the state in struct virtio_vsock_rx_batch, which the exported
+ * virtio_transport_rx_batch_recv()/_end() change.  Before a call, note
+ * the open run; after it, a run that is gone (another socket, none, or
+ * no packet added) closed in the call: with the packet if it joined
+ * first (the run's counts grew by it), else without.  2 programs per
+ * packet, only on such kernels (probe: VB_HOOK_RX_BATCH_FN).
+ */
+static __always_inline int rb_enter(struct virtio_vsock_rx_batch *b)
+{
+	struct vb_task *t;
+
+	if (!enabled)
+		return 0;
+	t = task_state(true);
+	if (!t)
+		return 0;
+	t->rb_sk = (__u64)BPF_CORE_READ(b, sk);
+	t->rb_pkts = BPF_CORE_READ(b, pkts);
+	t->rb_bytes = BPF_CORE_READ(b, bytes);
+	t->rb_valid = 1;
+	if (!t->rb_sk)
+		return 0;
+	t->rb_flow.src_cid = BPF_CORE_READ(b, src.svm_cid);
+	t->rb_flow.src_port = BPF_CORE_READ(b, src.svm_port);
+	t->rb_flow.dst_cid = BPF_CORE_READ(b, dst.svm_cid);
+	t->rb_flow.dst_port = BPF_CORE_READ(b, dst.svm_port);
+	return 0;
+}
+
+static __always_inline int rb_exit(struct virtio_vsock_rx_batch *b)
+{
+	__u32 pkts, bytes, n, nb;
+	struct vb_stats *s;
+	struct vb_task *t;
+	__u64 sk, *fc, d;
+
+	if (!enabled)
+		return 0;
+	t = task_state(false);
+	if (!t || !t->rb_valid)
+		return 0;
+	t->rb_valid = 0;
+	sk = (__u64)BPF_CORE_READ(b, sk);
+	pkts = BPF_CORE_READ(b, pkts);
+	bytes = BPF_CORE_READ(b, bytes);
+	if (!t->rb_sk)
+		return 0;	/* no run before (a 1-packet run that closes at
+				 * once leaves no trace here: not counted) */
+	if (sk == t->rb_sk && pkts > t->rb_pkts)
+		return 0;		/* joined, still open */
+	/* closed in this call, after taking the packet if it grew */
+	n = t->rb_pkts;
+	nb = t->rb_bytes;
+	if (!sk && pkts == t->rb_pkts + 1) {
+		n = pkts;
+		nb = bytes;
+	}
+	t->rb_sk = 0;
+	s = cpu_stats();
+	if (!s)
+		return 0;
+	fc = flow_cnt(s, &t->rb_flow);
+	count_batch(s, fc, n, nb);
+	if (t->open) {
+		d = bpf_ktime_get_ns() - t->first_ts;
+		fc[VB_FC_WINDOW_NS] += d;
+		hist_add(s, VB_H_WINDOW_NS, d);
+		if (t->dr) {
+			fc[VB_FC_DR_INSIDE] += t->dr;
+			fc[VB_FC_DR_LAT_NS] += t->dr_lat;
+			fc[VB_FC_DR_LAT_N]++;
+		}
+		t->open = 0;
+	}
+	return 0;
+}
+
+SEC("fentry/virtio_transport_rx_batch_recv")
+int BPF_PROG(rb_recv_enter, struct virtio_vsock_rx_batch *b)
+{
+	return rb_enter(b);
+}
+
+SEC("fexit/virtio_transport_rx_batch_recv")
+int BPF_PROG(rb_recv_exit, struct virtio_vsock_rx_batch *b)
+{
+	return rb_exit(b);
+}
+
+SEC("fentry/virtio_transport_rx_batch_end")
+int BPF_PROG(rb_end_enter, struct virtio_vsock_rx_batch *b)
+{
+	return rb_enter(b);
+}
+
+SEC("fexit/virtio_transport_rx_batch_end")
+int BPF_PROG(rb_end_exit, struct virtio_vsock_rx_batch *b)
+{
+	return rb_exit(b);
 }

@@ -111,6 +111,23 @@ struct skb_shared_info {
 	unsigned char nr_frags;
 } __attribute__((preserve_access_index));
 
+/*
+ * The series' RX worker state (include/linux/virtio_vsock.h, patch 3),
+ * read on kernels that batch without the rx_batch event (p1-3).
+ */
+struct sockaddr_vm {
+	unsigned int svm_port;
+	unsigned int svm_cid;
+} __attribute__((preserve_access_index));
+
+struct virtio_vsock_rx_batch {
+	struct sock *sk;
+	struct sockaddr_vm src;
+	struct sockaddr_vm dst;
+	__u32 pkts;
+	__u32 bytes;
+} __attribute__((preserve_access_index));
+
 /* Pointer-only arguments of hooked functions. */
 struct socket;
 struct msghdr;

@@ -62,6 +62,12 @@ const struct vb_hook_desc vb_hooks[VB_HOOK_NR] = {
 	[VB_HOOK_ERROR_REPORT] = { "fentry/sk_error_report",
 		"sk_error_report", NULL, { "error_report" }, true,
 		{ "error_report_kp" }, "kprobe/sk_error_report" },
+	[VB_HOOK_RB_RECV] = { "fentry+fexit/virtio_transport_rx_batch_recv",
+		"virtio_transport_rx_batch_recv", MOD_COMMON,
+		{ "rb_recv_enter", "rb_recv_exit" }, true, { NULL }, NULL },
+	[VB_HOOK_RB_END] = { "fentry+fexit/virtio_transport_rx_batch_end",
+		"virtio_transport_rx_batch_end", MOD_COMMON,
+		{ "rb_end_enter", "rb_end_exit" }, true, { NULL }, NULL },
 };
 
 static bool is_tracepoint(int hook)
@@ -552,11 +558,20 @@ int vb_probe_choose(struct vb_probe *p, enum vb_trace_mode want,
 			      : "virtio_transport_recv_pkt in BTF",
 			      p->why[VB_HOOK_RECV_PKT_EXIT]);
 	p->trace = want;
-	if (want == VB_TRACE_FULL && p->mode == VB_MODE_BATCHED && !p->light_ok)
-		p->trace = VB_TRACE_FULL_NORUNS;
 	for (i = 0; i < VB_HOOK_NR; i++)
 		p->use[i] = p->avail[i] &&
 			    (want == VB_TRACE_FULL || !vb_hooks[i].full_only);
+	/*
+	 * The series' run functions are only needed where no rx_batch event
+	 * says when a run ends (p1-3); without both, the runs are invisible.
+	 */
+	if (p->light_ok)
+		p->use[VB_HOOK_RB_RECV] = p->use[VB_HOOK_RB_END] = false;
+	if (want == VB_TRACE_FULL && p->mode == VB_MODE_BATCHED && !p->light_ok &&
+	    !(p->use[VB_HOOK_RB_RECV] && p->use[VB_HOOK_RB_END])) {
+		p->use[VB_HOOK_RB_RECV] = p->use[VB_HOOK_RB_END] = false;
+		p->trace = VB_TRACE_FULL_NORUNS;
+	}
 	/*
 	 * One source per event: prefer tp_btf (no trace buffer), except for
 	 * rx_batch in full mode, which reads the socket the event names and

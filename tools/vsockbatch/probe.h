@@ -30,6 +30,9 @@ enum vb_hook_id {
 	VB_HOOK_LOCK_WAIT,	/* fentry+fexit __lock_sock */
 	VB_HOOK_RECVMSG,	/* fexit vsock_connectible_recvmsg (advise) */
 	VB_HOOK_ERROR_REPORT,	/* fentry sk_error_report (advise: ENOBUFS) */
+	/* batching without the rx_batch event (p1-3), full mode only */
+	VB_HOOK_RB_RECV,	/* fentry+fexit virtio_transport_rx_batch_recv */
+	VB_HOOK_RB_END,		/* fentry+fexit virtio_transport_rx_batch_end */
 	VB_HOOK_NR
 };
 
