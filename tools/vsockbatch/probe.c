@@ -659,9 +659,15 @@ void vb_probe_load(struct vb_probe *p, bool per_hook)
 
 		if (!p->avail[i])
 			continue;
-		if (twins && vb_probe_forced_kprobe()) {
+		/*
+		 * Forcing simulates a kernel that refuses fentry/fexit: a
+		 * function hook without a kprobe twin is then unavailable
+		 * too, as it would be there.
+		 */
+		if (vb_probe_forced_kprobe() && !is_tracepoint(i)) {
 			snprintf(p->fallback[i], sizeof(p->fallback[i]),
-				 "not tried: VSOCKBATCH_FORCE_KPROBE=1");
+				 twins ? "not tried: VSOCKBATCH_FORCE_KPROBE=1" :
+				 "not tried: VSOCKBATCH_FORCE_KPROBE=1, no kprobe twin");
 		} else if (vb_attach_check(h->progs, 2, why, sizeof(why))) {
 			snprintf(p->fallback[i], sizeof(p->fallback[i]), "%s",
 				 why);
