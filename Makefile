@@ -64,6 +64,14 @@ BENCH_BINS := $(patsubst tools/bench/%.c,$(OUTPUT)/%,$(BENCH_SRCS))
 PROG_SRCS  := $(wildcard tests/progs/*.c)
 PROG_BINS  := $(patsubst tests/progs/%.c,$(OUTPUT)/%,$(PROG_SRCS))
 
+# BPF programs of the guest test helpers (not the tracer's), with their
+# skeletons in their own directory so the tracer never includes them.
+TEST_BPF_SRCS  := $(wildcard tests/bpf/*.bpf.c)
+# They use the UAPI headers (linux/bpf.h), whose asm/ lives in the
+# multiarch directory clang -target bpf does not search.
+TEST_BPF_INC   := -I/usr/include/$(shell $(CC) -dumpmachine)
+TEST_BPF_SKELS := $(patsubst tests/bpf/%.bpf.c,$(OUTPUT)/tests-bpf/%.skel.h,$(TEST_BPF_SRCS))
+
 # The lab's QEMU TCG plugin (host side, a shared object QEMU dlopen()s):
 # per-vCPU guest instruction counts at guest marks.  Kept out of the top of
 # build/ so initramfs.sh does not take it for a guest binary.
@@ -118,6 +126,19 @@ $(OUTPUT)/bpf/%.skel.h: $(OUTPUT)/bpf/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@
 
+$(OUTPUT)/tests-bpf/%.bpf.o: tests/bpf/%.bpf.c
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CLANG) $(BPFCFLAGS) $(TEST_BPF_INC) -c $< -o $@
+	$(Q)$(LLVM_STRIP) -g $@
+
+$(OUTPUT)/tests-bpf/%.skel.h: $(OUTPUT)/tests-bpf/%.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@
+
+$(OUTPUT)/obj/tests/progs/vsock-widen.o: CFLAGS += -I$(OUTPUT)/tests-bpf
+$(OUTPUT)/obj/tests/progs/vsock-widen.o: $(TEST_BPF_SKELS)
+
 $(OUTPUT)/obj/%.o: %.c $(wildcard include/*.h tools/lib/*.h tools/vsockbatch/*.h \
 		tools/lab/*.h tests/lib/*.h) $(BPF_SKELS)
 	$(call msg,CC,$@)
@@ -158,8 +179,9 @@ $(OUTPUT)/%: $(OUTPUT)/obj/tests/progs/%.o $(LIBVBTEST) $(LIBVB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(STATIC_LDFLAGS) $^ -lm -lpthread -o $@
 
-# The sockmap test loads a BPF program: it also links libbpf.
-$(OUTPUT)/vsock-sockmap: $(OUTPUT)/obj/tests/progs/vsock-sockmap.o $(LIBVBTEST) $(LIBVB)
+# The sockmap test and the window widener load BPF programs: they also
+# link libbpf.
+$(OUTPUT)/vsock-sockmap $(OUTPUT)/vsock-widen: $(OUTPUT)/%: $(OUTPUT)/obj/tests/progs/%.o $(LIBVBTEST) $(LIBVB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(STATIC_LDFLAGS) $^ $(BPF_LIBS) -lm -lpthread -o $@
 

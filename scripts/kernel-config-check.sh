@@ -9,6 +9,8 @@ set -euo pipefail
 config=$1
 shift
 
+# A later fragment overrides an earlier one (merge_config.sh's rule), so
+# the last word on each option is what is checked.
 bad=$(awk '
 	FNR == NR {
 		if ($0 ~ /^CONFIG_[A-Za-z0-9_]+=/) {
@@ -17,16 +19,27 @@ bad=$(awk '
 		next
 	}
 	/^CONFIG_[A-Za-z0-9_]+=/ {
-		split($0, kv, "="); want = substr($0, length(kv[1]) + 2)
-		if (!(kv[1] in have))
-			print kv[1] "=" want " (not set)"
-		else if (have[kv[1]] != want)
-			print kv[1] "=" want " (got " have[kv[1]] ")"
+		split($0, kv, "="); key = kv[1]
+		if (!(key in want)) order[n++] = key
+		want[key] = substr($0, length(kv[1]) + 2)
 		next
 	}
 	/^# CONFIG_[A-Za-z0-9_]+ is not set/ {
-		if (($2 in have) && have[$2] != "n")
-			print $2 " off (got " have[$2] ")"
+		key = $2
+		if (!(key in want)) order[n++] = key
+		want[key] = "n"
+	}
+	END {
+		for (i = 0; i < n; i++) {
+			key = order[i]; w = want[key]
+			if (w == "n") {
+				if ((key in have) && have[key] != "n")
+					print key " off (got " have[key] ")"
+			} else if (!(key in have))
+				print key "=" w " (not set)"
+			else if (have[key] != w)
+				print key "=" w " (got " have[key] ")"
+		}
 	}' "$config" "$@")
 
 if [ -n "$bad" ]; then

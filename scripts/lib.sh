@@ -58,7 +58,8 @@ fix_patches() {
 #   baseline  6.12.117 + fixes, without the series
 #   p1-3      + patches 1-3 (batching without the callback changes)
 #   patched   + the whole series
-#   debug     + the whole series with lockdep, atomic-sleep, debugobjects, KASAN
+#   debug     + the whole series with lockdep, atomic-sleep, debugobjects, KASAN,
+#             and vsock built in (the modular case is baseline/patched's)
 #   baseline-debug  6.12.117 + fixes with the debug checks
 #   debian-*  Debian's packaged kernels (scripts/config/debian-kernels),
 #             VB_KIND=debian: downloaded by scripts/debian-kernel.sh
@@ -71,7 +72,8 @@ variant_spec() {
 	p1-3)		VB_NPATCHES=3 ;;
 	patched)	VB_NPATCHES=all ;;
 	debug)		VB_NPATCHES=all
-			VB_FRAGMENTS="$VB_FRAGMENTS $VB_CONFIG_DIR/debug.config" ;;
+			VB_FRAGMENTS="$VB_FRAGMENTS $VB_CONFIG_DIR/debug.config"
+			VB_FRAGMENTS="$VB_FRAGMENTS $VB_CONFIG_DIR/vsock-builtin.config" ;;
 	baseline-debug)	VB_NPATCHES=0
 			VB_FRAGMENTS="$VB_FRAGMENTS $VB_CONFIG_DIR/debug.config" ;;
 	*)

@@ -32,6 +32,23 @@ expect "unknown kernel variant" 2 "unknown kernel variant 'nosuch'" \
 	"$ROOT/scripts/kernel-build.sh" nosuch
 expect "kernel-build without a variant" 2 "usage" \
 	"$ROOT/scripts/kernel-build.sh"
+# The config check: a later fragment overrides an earlier one (the debug
+# variant turns guest.config's vsock modules into built-ins), and an
+# option the final .config lost is named.
+printf 'CONFIG_VSOCKETS=y\nCONFIG_X=m\n' >"$tmp/kc"
+printf 'CONFIG_VSOCKETS=m\nCONFIG_X=m\n' >"$tmp/kf1"
+printf 'CONFIG_VSOCKETS=y\n' >"$tmp/kf2"
+if "$ROOT/scripts/kernel-config-check.sh" "$tmp/kc" "$tmp/kf1" "$tmp/kf2" \
+    2>"$tmp/err"; then
+	echo "ok: config check: later fragment wins"
+	passed=$((passed + 1))
+else
+	echo "FAIL: config check: later fragment wins: $(cat "$tmp/err")"
+	failed=$((failed + 1))
+fi
+expect "config check: the earlier fragment's word is not the last" 1 \
+	"CONFIG_VSOCKETS=m \(got y\)" \
+	"$ROOT/scripts/kernel-config-check.sh" "$tmp/kc" "$tmp/kf2" "$tmp/kf1"
 expect "missing source package" 1 "not found.*linux-source-6.12" \
 	env VB_SRC_TARBALL=/nonexistent/linux-source-6.12.tar.xz \
 	"$ROOT/scripts/kernel-build.sh" baseline

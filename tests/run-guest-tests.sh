@@ -25,13 +25,16 @@ tests_for() {
 	case "$1" in
 	baseline|patched)
 		echo "vsock_test.sh stress.sh tracer.sh tracer-kprobe.sh" \
-			"bench-smoke.sh sockmap.sh vsockmon.sh rx-ends.sh" ;;
+			"bench-smoke.sh sockmap.sh sockmap-order.sh vsockmon.sh" \
+			"rx-ends.sh" ;;
 	p1-3)	# batches without the rx_batch event: tracer-kprobe.sh
 		# asserts runs it cannot see there
 		echo "vsock_test.sh stress.sh tracer.sh bench-smoke.sh" \
-			"sockmap.sh vsockmon.sh rx-ends.sh" ;;
+			"sockmap.sh sockmap-order.sh vsockmon.sh rx-ends.sh" ;;
 	debug|baseline-debug)
-		echo "vsock_test.sh stress.sh sockmap.sh vsockmon.sh rx-ends.sh" ;;
+		# debug has vsock built in: the tracer's vmlinux-BTF case
+		echo "vsock_test.sh stress.sh sockmap.sh sockmap-order.sh" \
+			"vsockmon.sh rx-ends.sh tracer.sh" ;;
 	debian-*)
 		# booted without vsock (guest_env): the refusals first, which
 		# then load the modules for the tracer's own tests

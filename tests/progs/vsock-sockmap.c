@@ -24,7 +24,10 @@
  *
  * The program is built from raw instructions with libbpf's low-level API:
  * it has no ELF object, so it runs in the lab's busybox initramfs without
- * a BTF-dependent loader.  Output: one summary line, then PASS or FAIL.
+ * a BTF-dependent loader.  --settle MS waits MS before the mid-transfer
+ * insert, so the transport still holds data when the psock takes over;
+ * --rcvbuf sets the receiver's vsock buffer.  Output: one summary line,
+ * then PASS or FAIL.
  * Exit 0 on PASS, 1 on FAIL, 2 on bad usage.  Run it only in a lab guest.
  */
 #include <errno.h>
@@ -58,6 +61,8 @@ struct opts {
 	size_t write_size;
 	unsigned int port;
 	unsigned int stall_s;
+	unsigned int settle_ms;
+	uint64_t rcvbuf;
 	enum inject inject;
 };
 
@@ -98,7 +103,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: vsock-sockmap [--map none|pre|during] [--verdict pass|none]\n"
 		"                     [--bytes N[K|M]] [--write N[K]] [--port P]\n"
-		"                     [--stall SECONDS] [--inject corrupt|stall]\n");
+		"                     [--stall SECONDS] [--inject corrupt|stall]\n"
+		"                     [--settle MS] [--rcvbuf N[K|M]]\n");
 }
 
 static int parse_opts(int argc, char **argv, struct opts *o)
@@ -110,6 +116,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{ "write", required_argument, NULL, 'w' },
 		{ "port", required_argument, NULL, 'p' },
 		{ "stall", required_argument, NULL, 's' },
+		{ "settle", required_argument, NULL, 'S' },
+		{ "rcvbuf", required_argument, NULL, 'r' },
 		{ "inject", required_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -158,6 +166,16 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			if (parse_size(optarg, &v) || v > 3600)
 				goto bad;
 			o->stall_s = v;
+			break;
+		case 'S':
+			if (parse_size(optarg, &v) || v > 10000)
+				goto bad;
+			o->settle_ms = v;
+			break;
+		case 'r':
+			if (parse_size(optarg, &v) || v > (64 << 20))
+				goto bad;
+			o->rcvbuf = v;
 			break;
 		case 'i':
 			if (!strcmp(optarg, "corrupt"))
@@ -308,6 +326,19 @@ static void *receiver(void *arg)
 			 strerror(errno));
 		goto out;
 	}
+	/* --rcvbuf: a receive buffer (vsock credit) larger than what the
+	 * sender fills during --settle, so that it still sends while the
+	 * transport holds data after the insert.
+	 */
+	if (o->rcvbuf &&
+	    (setsockopt(cfd, AF_VSOCK, SO_VM_SOCKETS_BUFFER_MAX_SIZE,
+			&o->rcvbuf, sizeof(o->rcvbuf)) ||
+	     setsockopt(cfd, AF_VSOCK, SO_VM_SOCKETS_BUFFER_SIZE,
+			&o->rcvbuf, sizeof(o->rcvbuf)))) {
+		snprintf(st->failure, sizeof(st->failure),
+			 "SO_VM_SOCKETS_BUFFER_SIZE: %s", strerror(errno));
+		goto out;
+	}
 	if (o->map == MAP_PRE) {
 		if (insert(st, cfd))
 			goto out;
@@ -319,6 +350,13 @@ static void *receiver(void *arg)
 
 		if (o->map == MAP_DURING && !inserted &&
 		    off >= o->bytes / 4) {
+			/* --settle: let the sender fill the receive queue
+			 * first, so that the psock takes over with data still
+			 * in the transport (the case the reader must keep in
+			 * order with what the verdict program moves).
+			 */
+			if (o->settle_ms)
+				usleep(o->settle_ms * 1000);
 			if (insert(st, cfd))
 				goto out;
 			inserted = true;
