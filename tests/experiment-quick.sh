@@ -185,6 +185,10 @@ fi
 if [ "$CLOCK" = wall ]; then
 	check "untraced CPU cost sampled in at least one run at 64 B" \
 		sh -c "cat '$out'/runs/*/samples.jsonl | jq -e -s 'any(.[]; .metric == \"stat_ns_per_byte\" and .payload == 64)'"
+	check "summary.json: the tracer's wall-clock cost per state and payload" \
+		jq -e '(.tracer_overhead | length) == 6 and all(.tracer_overhead[]; (.overhead_pct | type) == "number" and .n_runs == 1)' "$out/summary.json"
+	check "report.md: the tracer's wall-clock cost table" \
+		grep -qF "Wall-clock time per byte of the traced transfer" "$out/report.md"
 else
 	check "manifest and summary: clock icount" \
 		jq -e '.experiment.clock == "icount"' "$m"

@@ -728,11 +728,13 @@ static void mean_t_interval(const struct set *s, const double *v, size_t k,
 }
 
 /*
- * The tracer's own cost per state: traced / untraced instructions per
- * byte - 1, the same payload in the same boot, as mean and t-interval
- * over the rounds.  Both transfers are exact counts, so this is measured,
- * not estimated; it differs between kernels because the tracer's work is
- * per lock window.
+ * The tracer's own cost per state, the same payload in the same boot, as
+ * mean and t-interval over the rounds.  icount: traced / untraced
+ * instructions per byte - 1, both exact counts.  Wall clock: the time per
+ * byte, untraced / traced throughput of the 64 KiB-recv() transfer - 1
+ * (the traced transfer is payload * scale bytes, the untraced one sized
+ * by time).  It differs between kernels because the tracer's work is per
+ * lock window.
  */
 static void tracer_cost(const struct set *s, unsigned int st, unsigned int payload,
 			double *mean, double *lo, double *hi, size_t *n)
@@ -740,8 +742,14 @@ static void tracer_cost(const struct set *s, unsigned int st, unsigned int paylo
 	double a[256], b[256], v[256];
 	size_t i, k;
 
-	k = same_boot_pairs(s, st, payload, SUM_M_INSN_PER_BYTE, SUM_M_INSN_TRACED,
-			    a, b, 256);
+	if (s->icount) {
+		k = same_boot_pairs(s, st, payload, SUM_M_INSN_PER_BYTE,
+				    SUM_M_INSN_TRACED, a, b, 256);
+	} else {
+		/* a = traced rate, b = untraced rate: b / a = time ratio */
+		k = same_boot_pairs(s, st, payload, SUM_M_TPUT_TRACED,
+				    SUM_M_TPUT_FIXED, a, b, 256);
+	}
 	for (i = 0; i < k; i++)
 		v[i] = 100.0 * (b[i] / a[i] - 1.0);
 	*n = k;
@@ -1225,12 +1233,22 @@ static void md_tracer_cost(FILE *f, const struct set *s)
 			if (!n)
 				continue;
 			if (!any) {
-				fprintf(f, "\n## The tracer's own cost (measured)\n\n"
-					"Guest instructions per byte of the traced transfer (`vsockbatch record`)\n"
-					"over the untraced one of the same payload in the same boot, minus 1;\n"
-					"mean and %.0f%% t-interval over the runs (icount: both are exact counts).\n\n"
-					"| state | payload | tracer cost | n |\n|---|---|---:|---:|\n",
-					100 * s->level);
+				if (s->icount)
+					fprintf(f, "\n## The tracer's own cost (measured)\n\n"
+						"Guest instructions per byte of the traced transfer (`vsockbatch record`)\n"
+						"over the untraced one of the same payload in the same boot, minus 1;\n"
+						"mean and %.0f%% t-interval over the runs (icount: both are exact counts).\n\n"
+						"| state | payload | tracer cost | n |\n|---|---|---:|---:|\n",
+						100 * s->level);
+				else
+					fprintf(f, "\n## The tracer's own cost (measured)\n\n"
+						"Wall-clock time per byte of the traced transfer (`vsockbatch record`,\n"
+						"64 KiB recv(), payload x scale bytes) over the untraced one of the same\n"
+						"payload in the same boot (sized to last the set's transfer time), minus 1:\n"
+						"untraced / traced throughput - 1; mean and %.0f%% t-interval over the runs.\n"
+						"Wall clock, so host noise is in it; the icount sets count it exactly.\n\n"
+						"| state | payload | tracer cost | n |\n|---|---|---:|---:|\n",
+						100 * s->level);
 				any = true;
 			}
 			if (n > 1)
