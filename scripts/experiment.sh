@@ -8,6 +8,7 @@
 #                         [--scale N] [--cap SIZE] [--rtt-count N] [--no-trace]
 #                         [--clock wall|icount] [--seconds T] [--no-tcp]
 #                         [--max-other CORES] [--max-steal PCT]
+#                         [--icount-sleep on|off]
 #   scripts/experiment.sh --resummarize DIR
 #
 # Three kernel states (baseline, p1-3, patched; scripts/kernel-build.sh).
@@ -84,6 +85,12 @@
 # exact per vCPU and independent of the host's load.  icount runs all
 # vCPUs in one host thread, one after the other: it measures work, not
 # parallel throughput; its "Gbit/s" are guest time, i.e. instructions.
+# --icount-sleep on (icount only): -icount sleep=on, so an idle guest's
+# clock follows the host's instead of warping to its next timer: with
+# sleep=off a guest that waits for the host (h2g) runs its timers back
+# to back over every warp and counts them as work (even with NO_HZ_IDLE:
+# results/2026-12-01-h2g-icount, transfers idle ~100 % of guest time
+# counted up to 85 % more per byte than busy ones).
 # --quick: payloads 64 and 4K, tiny
 # transfers (wall: --seconds 0.04, at least 512 KiB: 64 B -> 512 KiB,
 # 4 KiB -> 4.0 MiB; icount: 64 B -> 512 KiB, 4 KiB -> 2 MiB: just above
@@ -115,7 +122,7 @@ usage() { # usage [STATUS]: the header comment; 2 (to stderr) unless told
 
 STATES=(baseline p1-3 patched)
 QUICK=0 PAIRS= PAYLOADS= LABEL= OUT= SCALE= CAP= RTT_COUNT= TRACE=1 MODE=loopback
-CLOCK=wall XSECS= TCP=1 MAX_OTHER= MAX_STEAL=
+CLOCK=wall XSECS= TCP=1 MAX_OTHER= MAX_STEAL= ISLEEP=off
 RESUM=
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -134,6 +141,7 @@ while [ $# -gt 0 ]; do
 	--no-tcp) TCP=0 ;;
 	--max-other) MAX_OTHER=${2-}; shift ;;
 	--max-steal) MAX_STEAL=${2-}; shift ;;
+	--icount-sleep) ISLEEP=${2-}; shift ;;
 	--resummarize) RESUM=${2-}; shift ;;
 	-h|--help) usage 0 ;;
 	*) echo "${0##*/}: unknown argument '$1'" >&2; usage ;;
@@ -326,6 +334,13 @@ icount) csuf=-icount
 	[ -f "$VB_ROOT/build/host/vb-insns.so" ] || die "build/host/vb-insns.so missing (run make)" ;;
 *) echo "${0##*/}: --clock must be wall or icount, not '$CLOCK'" >&2; exit 2 ;;
 esac
+case $ISLEEP in
+on|off) ;;
+*) echo "${0##*/}: --icount-sleep must be on or off, not '$ISLEEP'" >&2; exit 2 ;;
+esac
+[ "$ISLEEP" = off ] || [ "$CLOCK" = icount ] ||
+	{ echo "${0##*/}: --icount-sleep needs --clock icount" >&2; exit 2; }
+export VB_ICOUNT_SLEEP=$ISLEEP
 if [ "$QUICK" = 1 ]; then
 	: "${PAIRS:=1}" "${PAYLOADS:=64 4K}" "${SCALE:=8192}" "${CAP:=2M}"
 	: "${RTT_COUNT:=50}" "${LABEL:=quick$lsuf$csuf}"
@@ -470,6 +485,7 @@ cmd="scripts/experiment.sh"
 cmd+=" --pairs $PAIRS --payloads '${PAYLOADS//,/ }' --scale $SCALE --cap $CAP --rtt-count $RTT_COUNT"
 [ "$TRACE" = 1 ] || cmd+=" --no-trace"
 [ "$CLOCK" = wall ] || cmd+=" --clock $CLOCK"
+[ "$ISLEEP" = off ] || cmd+=" --icount-sleep $ISLEEP"
 [ -z "$XSECS" ] || cmd+=" --seconds $XSECS"
 [ "$TCP" = 1 ] || [ "$MODE" = h2g ] || [ "$CLOCK" = icount ] || cmd+=" --no-tcp"
 cmd+=" --max-other $MAX_OTHER --max-steal $MAX_STEAL"
@@ -477,9 +493,12 @@ cmd+=" --label $LABEL"
 experiment=$(jq -n --argjson s "$SCALE" --argjson c "$CAPB" --argjson n "$RTT_COUNT" \
 	--argjson w "$PP_WARMUP" --argjson t "$TRACE" --arg mode "$MODE" \
 	--arg clock "$CLOCK" --arg xsecs "$XSECS" --arg xbytes "$XFER_BYTES" \
-	--argjson tcp "$TCP" --arg mo "$MAX_OTHER" --arg ms "$MAX_STEAL" \
+	--argjson tcp "$TCP" --arg mo "$MAX_OTHER" --arg ms "$MAX_STEAL" --arg isl "$ISLEEP" \
 	'{mode: $mode, clock: $clock,
-	  clock_note: (if $clock == "icount" then
+	  icount_sleep: (if $clock == "icount" then $isl else null end),
+	  clock_note: (if $clock == "icount" and $isl == "on" then
+	    "QEMU -icount shift=0,sleep=on: guest time = instructions (1 ns each) while a vCPU runs, the host clock while all idle (no warp: the idle guest'"'"'s timers fire at their real rate); all vCPUs serialised in one host thread; insn_* samples are exact per-vCPU guest instruction counts (vb-insns plugin) from accept() to EOF; measures work, not parallel throughput"
+	   elif $clock == "icount" then
 	    "QEMU -icount shift=0,sleep=off: guest time = instructions (1 ns each), all vCPUs serialised in one host thread; insn_* samples are exact per-vCPU guest instruction counts (vb-insns plugin) from accept() to EOF; measures work, not parallel throughput"
 	   else "TCG wall clock: guest time follows the host; throughput and RTT depend on host load" end),
 	  bytes_rule: "payload * scale, at most cap", scale: $s, cap_bytes: $c,

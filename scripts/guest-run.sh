@@ -161,9 +161,17 @@ fi
 # time, so a busy host slows the run but does not change what it
 # measures; sleep=off warps the clock over idle time instead of waiting.
 # The plugin's rows are the cost metric (scripts/insns-delta.sh).
+# VB_ICOUNT_SLEEP=on lets an idle guest's clock follow the host's instead
+# (its timers then fire at their real rate, not back to back over each
+# warp: host->guest, where the guest mostly waits, see scripts/experiment.sh
+# --icount-sleep).
 if [ "$CLOCK" = icount ]; then
+	case ${VB_ICOUNT_SLEEP:-off} in
+	on|off) ;;
+	*) echo "${0##*/}: VB_ICOUNT_SLEEP must be on or off, not '$VB_ICOUNT_SLEEP'" >&2; exit 2 ;;
+	esac
 	rm -f "$OUTDIR/insns.tsv"
-	qemu+=(-icount shift=0,sleep=off
+	qemu+=(-icount "shift=0,sleep=${VB_ICOUNT_SLEEP:-off}"
 		-plugin "$VB_ROOT/build/host/vb-insns.so,outfile=$OUTDIR/insns.tsv")
 fi
 if [ "$VU" = 1 ]; then

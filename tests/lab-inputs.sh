@@ -32,6 +32,13 @@ expect "unknown kernel variant" 2 "unknown kernel variant 'nosuch'" \
 	"$ROOT/scripts/kernel-build.sh" nosuch
 expect "kernel-build without a variant" 2 "usage" \
 	"$ROOT/scripts/kernel-build.sh"
+expect "experiment: bad --icount-sleep" 2 "--icount-sleep must be on or off" \
+	"$ROOT/scripts/experiment.sh" --clock icount --icount-sleep maybe
+expect "experiment: --icount-sleep without icount" 2 "needs --clock icount" \
+	"$ROOT/scripts/experiment.sh" --icount-sleep on
+expect "runner: bad VB_ICOUNT_SLEEP" 2 "VB_ICOUNT_SLEEP must be on or off" \
+	env VB_ICOUNT_SLEEP=sometimes "$ROOT/scripts/guest-run.sh" -k baseline -C icount \
+	"$ROOT/tests/guest/vsock_test.sh"
 # The config check: a later fragment overrides an earlier one (the debug
 # variant turns guest.config's vsock modules into built-ins), and an
 # option the final .config lost is named.
