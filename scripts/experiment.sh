@@ -85,7 +85,8 @@
 # exact per vCPU and independent of the host's load.  icount runs all
 # vCPUs in one host thread, one after the other: it measures work, not
 # parallel throughput; its "Gbit/s" are guest time, i.e. instructions.
-# --icount-sleep on (icount only): -icount sleep=on, so an idle guest's
+# --icount-sleep on|off (icount only; default on with --mode h2g, off
+# over loopback): -icount sleep=on, so an idle guest's
 # clock follows the host's instead of warping to its next timer: with
 # sleep=off a guest that waits for the host (h2g) runs its timers back
 # to back over every warp and counts them as work (even with NO_HZ_IDLE:
@@ -122,7 +123,7 @@ usage() { # usage [STATUS]: the header comment; 2 (to stderr) unless told
 
 STATES=(baseline p1-3 patched)
 QUICK=0 PAIRS= PAYLOADS= LABEL= OUT= SCALE= CAP= RTT_COUNT= TRACE=1 MODE=loopback
-CLOCK=wall XSECS= TCP=1 MAX_OTHER= MAX_STEAL= ISLEEP=off
+CLOCK=wall XSECS= TCP=1 MAX_OTHER= MAX_STEAL= ISLEEP=
 RESUM=
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -334,6 +335,9 @@ icount) csuf=-icount
 	[ -f "$VB_ROOT/build/host/vb-insns.so" ] || die "build/host/vb-insns.so missing (run make)" ;;
 *) echo "${0##*/}: --clock must be wall or icount, not '$CLOCK'" >&2; exit 2 ;;
 esac
+# default: on for host->guest under icount (the guest waits for the
+# host), off otherwise
+[ -n "$ISLEEP" ] || { [ "$MODE" = h2g ] && [ "$CLOCK" = icount ] && ISLEEP=on || ISLEEP=off; }
 case $ISLEEP in
 on|off) ;;
 *) echo "${0##*/}: --icount-sleep must be on or off, not '$ISLEEP'" >&2; exit 2 ;;
@@ -485,7 +489,7 @@ cmd="scripts/experiment.sh"
 cmd+=" --pairs $PAIRS --payloads '${PAYLOADS//,/ }' --scale $SCALE --cap $CAP --rtt-count $RTT_COUNT"
 [ "$TRACE" = 1 ] || cmd+=" --no-trace"
 [ "$CLOCK" = wall ] || cmd+=" --clock $CLOCK"
-[ "$ISLEEP" = off ] || cmd+=" --icount-sleep $ISLEEP"
+[ "$CLOCK" = wall ] || cmd+=" --icount-sleep $ISLEEP"
 [ -z "$XSECS" ] || cmd+=" --seconds $XSECS"
 [ "$TCP" = 1 ] || [ "$MODE" = h2g ] || [ "$CLOCK" = icount ] || cmd+=" --no-tcp"
 cmd+=" --max-other $MAX_OTHER --max-steal $MAX_STEAL"
