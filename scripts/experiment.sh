@@ -401,8 +401,10 @@ done
 [ ${#PL[@]} -gt 0 ] || { echo "${0##*/}: no payloads" >&2; exit 2; }
 # Transfer sizes for --seconds T: bytes = T * the fastest state's rate
 # at that payload, measured on this host with it otherwise quiet
-# (results/2026-11-30-quiet and -h2g-v2: the larger of the fixed and
-# matched means of baseline and patched, Gbit/s, TCG wall clock), so the
+# (loopback: results/2026-11-30-quiet; h2g: results/2026-12-01-h2g-wall,
+# whose transfers, sized from the older -h2g-v2 rates, ran 1.7-1.9 s
+# instead of 2; the larger of the fixed and matched means of baseline and
+# patched, Gbit/s, TCG wall clock), so the
 # fastest kernel's transfer lasts about T and the others' longer; a
 # payload between two measured ones takes the larger one's rate, one
 # above 64K the 64K rate.  A busy host only makes transfers longer.
@@ -411,8 +413,8 @@ done
 # times faster than vsock.
 declare -A RATE
 if [ "$MODE" = h2g ]; then
-	RATE=([64]=0.0839 [256]=0.3013 [512]=0.5026 [1024]=0.6564 [4096]=0.7512
-	      [8192]=0.8508 [16384]=0.8038 [65536]=0.8666)
+	RATE=([64]=0.0904 [256]=0.3495 [512]=0.6038 [1024]=0.7263 [4096]=0.9815
+	      [8192]=1.066 [16384]=1.118 [65536]=1.133)
 else
 	RATE=([64]=0.0579 [256]=0.2456 [512]=0.4043 [1024]=0.5453 [4096]=0.8442
 	      [8192]=0.9737 [16384]=1.1243 [65536]=1.3971)
