@@ -37,7 +37,7 @@
 # sender is the back-end's `vhost-user-vsock send`, and icount needs
 # fixed work): bytes = T * the fastest
 # state's rate at that payload on a quiet host (the RATE table below,
-# from results/2026-11-30-quiet and -h2g-v2), so the fastest kernel's
+# from results/2026-11-30-quiet and 2026-12-01-h2g-wall), so the fastest kernel's
 # transfer lasts ~T, slower kernels' and a busy host's longer.  Warm-up
 # and traced transfers keep payload * SCALE (65536), at most CAP (64M):
 # the tracer's figures are counts per packet, and its throughput is
@@ -515,7 +515,7 @@ experiment=$(jq -n --argjson s "$SCALE" --argjson c "$CAPB" --argjson n "$RTT_CO
 	  transfer_bytes: (if $xbytes == "" then null else
 	    ($xbytes | split(" ") | map(split(":") | {key: .[0], value: (.[1] | tonumber)}) | from_entries) end),
 	  transfer_sizing: (if $xsecs == "" then "payload * scale, at most cap"
-	    else "untraced vsock transfers (fixed, matched): transfer_seconds * the fastest state'"'"'s rate on a quiet host (results/2026-11-30-quiet, -h2g-v2), whole writes, >= 512 KiB; TCP: time-bounded, vb-sender --seconds transfer_seconds; warm-up and traced: payload * scale, at most cap" end),
+	    else "untraced vsock transfers (fixed, matched): transfer_seconds * the fastest state'"'"'s rate on a quiet host (results/2026-11-30-quiet for loopback, 2026-12-01-h2g-wall for h2g), whole writes, >= 512 KiB; TCP: time-bounded, vb-sender --seconds transfer_seconds; warm-up and traced: payload * scale, at most cap" end),
 	  tcp: ($tcp == 1),
 	  tcp_note: (if $tcp == 1 then "tcp.P: the fixed transfer over TCP on 127.0.0.1 in the same guest (vb-sender/vb-recv --tcp, Nagle on, default buffers), same writes, receiver and pinning, time-bounded (or the same bytes without --seconds); TCP ping-pong at the RTT sizes"
 	    elif $mode == "h2g" then "no TCP column: the lab kernels have no virtio-net (CONFIG_VIRTIO_NET off); QEMU user networking (slirp) would measure slirp, not a virtio-net datapath comparable with vhost-user-vsock"
