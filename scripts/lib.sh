@@ -131,7 +131,9 @@ variant_patches() {
 		n=$(series_patches | wc -l)
 		[ "$n" -ge "$VB_NPATCHES" ] ||
 			die "variant needs $VB_NPATCHES patches, $VB_PATCH_DIR has $n"
-		series_patches | head -n "$VB_NPATCHES"
+		# awk, not head: head exiting early would SIGPIPE the loop above,
+		# and under pipefail make the variant hash fail at random
+		series_patches | awk -v n="$VB_NPATCHES" 'NR <= n'
 	fi
 }
 
