@@ -39,6 +39,12 @@ expect "experiment: --icount-sleep without icount" 2 "needs --clock icount" \
 expect "runner: bad VB_ICOUNT_SLEEP" 2 "VB_ICOUNT_SLEEP must be on or off" \
 	env VB_ICOUNT_SLEEP=sometimes "$ROOT/scripts/guest-run.sh" -k baseline -C icount \
 	"$ROOT/tests/guest/vsock_test.sh"
+# vsock-widen refuses bad usage before it loads anything (so this is
+# safe on the host: nothing is attached)
+expect "vsock-widen: --us 0" 2 "--us needs 1..100000" \
+	"$ROOT/build/vsock-widen" --us 0 --func x
+expect "vsock-widen: no --func" 2 "at least one --func" \
+	"$ROOT/build/vsock-widen" --us 10
 # The config check: a later fragment overrides an earlier one (the debug
 # variant turns guest.config's vsock modules into built-ins), and an
 # option the final .config lost is named.

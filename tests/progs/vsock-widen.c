@@ -15,6 +15,7 @@
  * guests: it slows every call of the probed functions.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -22,6 +23,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
+
+#include "bench_util.h"
 
 #include "widen.skel.h"
 
@@ -40,13 +43,10 @@ static void usage(FILE *f)
 	fprintf(f, "usage: vsock-widen --us MICROSECONDS --func NAME [--func NAME]... [--seconds N]\n");
 }
 
-static int parse_uint(const char *s, unsigned long max, unsigned long *out)
+/* 1..max, decimal (the bench tools' parser; 0 is refused here). */
+static int parse_count(const char *s, uint64_t max, uint64_t *out)
 {
-	char *end;
-
-	errno = 0;
-	*out = strtoul(s, &end, 10);
-	return errno || end == s || *end || *out == 0 || *out > max ? -1 : 0;
+	return bench_parse_u64(s, max, out) || !*out ? -1 : 0;
 }
 
 int main(int argc, char **argv)
@@ -60,14 +60,14 @@ int main(int argc, char **argv)
 	};
 	struct bpf_link *links[MAX_FUNCS] = { 0 };
 	const char *funcs[MAX_FUNCS];
-	unsigned long us = 0, secs = 0, v;
+	uint64_t us = 0, secs = 0;
 	struct widen_bpf *skel = NULL;
 	int nfuncs = 0, attached = 0, c, i, err = 1;
 
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'u':
-			if (parse_uint(optarg, 100000, &us)) {
+			if (parse_count(optarg, 100000, &us)) {
 				fprintf(stderr, "vsock-widen: --us needs 1..100000, not '%s'\n", optarg);
 				return 2;
 			}
@@ -80,11 +80,10 @@ int main(int argc, char **argv)
 			funcs[nfuncs++] = optarg;
 			break;
 		case 's':
-			if (parse_uint(optarg, 86400, &v)) {
+			if (parse_count(optarg, 86400, &secs)) {
 				fprintf(stderr, "vsock-widen: --seconds needs 1..86400, not '%s'\n", optarg);
 				return 2;
 			}
-			secs = v;
 			break;
 		case 'h':
 			usage(stdout);
@@ -134,7 +133,8 @@ int main(int argc, char **argv)
 		alarm(secs);
 	while (!stop)
 		pause();
-	printf("hits %llu (delay %lu us)\n", (unsigned long long)skel->bss->hits, us);
+	printf("hits %llu (delay %llu us)\n", (unsigned long long)skel->bss->hits,
+	       (unsigned long long)us);
 	err = 0;
 cleanup:
 	for (i = 0; i < nfuncs; i++)
