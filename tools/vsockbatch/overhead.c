@@ -2,9 +2,10 @@
 /*
  * overhead.c - measured tracer overhead per mode, kernel and payload.
  *
- * Source: results/2026-12-01-tracer-overhead (scripts/tracer-overhead.sh
- * repeats it): per kernel and payload, one untraced and one traced
- * transfer per mode in one boot, guest instructions counted by QEMU's
+ * Source: the set named by VB_OVERHEAD_SET in overhead_table.h
+ * (scripts/tracer-overhead.sh measures it, --table-only regenerates the
+ * table from a committed set): per kernel and payload, untraced and traced
+ * transfers per mode in one boot, guest instructions counted by QEMU's
  * instruction-count plugin between vb-mark points; figure = traced /
  * untraced instructions per byte - 1, in percent.
  */
@@ -15,8 +16,6 @@
 
 #include "overhead.h"
 
-#define OVERHEAD_SET	"results/2026-12-01-tracer-overhead"
-
 struct row {
 	enum vb_trace_mode trace;
 	enum vb_kernel_mode kernel;
@@ -24,11 +23,15 @@ struct row {
 	double pct;
 };
 
-/* Filled from OVERHEAD_SET/overhead.tsv; empty until it is measured. */
+/* The rows of VB_OVERHEAD_SET/overhead.tsv, which the header defines. */
 static const struct row rows[] = {
 #include "overhead_table.h"
 	{ VB_TRACE_AUTO, VB_MODE_UNKNOWN, 1, 0 },	/* never matched */
 };
+
+#ifndef VB_OVERHEAD_SET
+#error "overhead_table.h names no set: regenerate it with scripts/tracer-overhead.sh --table-only"
+#endif
 
 unsigned long vb_payload_bytes(const char *s)
 {
@@ -80,5 +83,5 @@ void vb_overhead_lookup(enum vb_trace_mode trace, enum vb_kernel_mode kernel,
 	o->measured = true;
 	o->pct = pick->pct;
 	snprintf(o->payload, sizeof(o->payload), "%lu", pick->payload);
-	snprintf(o->source, sizeof(o->source), "%s (icount)", OVERHEAD_SET);
+	snprintf(o->source, sizeof(o->source), "%s (icount)", VB_OVERHEAD_SET);
 }
