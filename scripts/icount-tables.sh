@@ -10,7 +10,12 @@
 # vCPUs, and per vCPU), 95 % CI, its half-width, n and the MDE; then the
 # tracer's measured cost per state; then, from the runs' samples, the
 # cross-boot coefficient of variation of each state's instructions per
-# byte (all vCPUs, vCPU 0, vCPU 1): where the spread lives.
+# byte (all vCPUs, vCPU 0, vCPU 1): where the spread lives; and the CV
+# over rounds of each comparison's within-round ratio, with the
+# correlation of the two states' values across rounds: a spread common
+# to a round (the host's speed, in h2g) shows as r near 1 and a ratio CV
+# far below the states' own, and pairing removes it; a spread of each
+# transfer's own (loopback interleaving) shows as r near 0.
 # Exit 0; 1 not an icount summary; 2 bad usage.
 set -uo pipefail
 me=${0##*/}
@@ -69,3 +74,33 @@ def f: if . == null then "-" else ((. * 100 | round) / 100 | tostring) + " %" en
    ([$g[] | select(.state == $st and .metric == "insn_per_byte") | .value] | cv | f) + " / " +
    ([$g[] | select(.state == $st and .metric == "insn_cpu0_per_byte") | .value] | cv | f) + " / " +
    ([$g[] | select(.state == $st and .metric == "insn_cpu1_per_byte") | .value] | cv | f)] | join(" | ")) + " |")'
+
+# The same samples, paired by round: what the comparison itself sees.
+echo
+echo "#### Cross-boot spread of the comparisons: CV over rounds of the within-round ratio (all vCPUs, untraced)"
+echo
+for d in $(jq -r '.runs[] | select(.status == 0) | .dir' "$1/manifest.json"); do
+	jq -c --arg d "$d" '.runs[] | select(.dir == $d) | {state, round}' "$1/manifest.json" | {
+		read -r meta
+		jq -c --argjson m "$meta" 'select(.metric == "insn_per_byte") | . + $m' "$1/$d/samples.jsonl"
+	}
+done | jq -r -s --argjson cmp "$(jq -c '[.comparisons[].name]' "$s")" '
+def pl: if . >= 1024 then "\(. / 1024 | floor) KiB" else "\(.) B" end;
+def mean: add / length;
+def cv: (length) as $n | mean as $m | if $n < 2 then null else
+	((map(. - $m | . * .) | add) / ($n - 1) | sqrt) / $m * 100 end;
+def r($a; $b): ($a | mean) as $ma | ($b | mean) as $mb |
+	([range($a | length)] | map(($a[.] - $ma) * ($b[.] - $mb)) | add) as $sab |
+	($a | map(. - $ma | . * .) | add) as $saa | ($b | map(. - $mb | . * .) | add) as $sbb |
+	if $saa == 0 or $sbb == 0 then null else $sab / (($saa * $sbb) | sqrt) end;
+def f: if . == null then "-" else ((. * 100 | round) / 100 | tostring) + " %" end;
+def f2: if . == null then "-" else ((. * 100 | round) / 100 + 0 | tostring) end;
+"| payload | " + ([$cmp[] | "\(.) ratio CV (n) / r across rounds"] | join(" | ")) + " |",
+"|---|" + ([$cmp[] | "---"] | join("|")) + "|",
+(group_by(.payload)[] | . as $g |
+ "| \($g[0].payload | pl) | " + ([$cmp[] | split("->") as [$a, $b] |
+   ([$g[] | select(.state == $a)] | map({(.round | tostring): .value}) | add // {}) as $va |
+   ([$g[] | select(.state == $b)] | map({(.round | tostring): .value}) | add // {}) as $vb |
+   ([$va | keys[] | select($vb[.] != null)]) as $rs |
+   ([$rs[] | $vb[.] / $va[.]] | cv | f) + " (\($rs | length)) / " +
+   (r([$rs[] | $va[.]]; [$rs[] | $vb[.]]) | f2)] | join(" | ")) + " |")'

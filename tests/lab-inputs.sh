@@ -164,6 +164,37 @@ expect "compare-sets: not a summary" 1 "notaset/summary.json: not a vsockbatch e
 	"$ROOT/scripts/compare-sets.sh" "$tmp/notaset"
 expect "compare-sets: bad reference" 1 "not a reference file" \
 	"$ROOT/scripts/compare-sets.sh" --reference "$tmp/notaset/summary.json" "$ROOT/results/2026-11-30-quiet"
+expect "tracer-overhead: --table-only on a set without overhead.tsv" 2 "not a tracer-overhead table" \
+	"$ROOT/scripts/tracer-overhead.sh" --table-only "$tmp/notaset" --table "$tmp/t.h"
+expect "tracer-overhead: --rounds 1" 2 "--rounds needs a number >= 2" \
+	"$ROOT/scripts/tracer-overhead.sh" --rounds 1
+expect "icount-spread: --repeats 1" 2 "--repeats needs a number >= 2" \
+	"$ROOT/scripts/icount-spread.sh" --repeats 1
+expect "icount-spread: unknown kernel" 2 "unknown kernel variant 'nosuch'" \
+	"$ROOT/scripts/icount-spread.sh" --kernels "baseline nosuch"
+expect "icount-spread: --resummarize without its table" 2 "not an icount-spread table" \
+	"$ROOT/scripts/icount-spread.sh" --resummarize "$tmp/notaset"
+# and the good case: a committed icount set's tables, the paired spread included
+if "$ROOT/scripts/icount-tables.sh" "$ROOT/results/2026-12-01-h2g-icount-sleep-8p" >"$tmp/ict.md" 2>"$tmp/err" &&
+   grep -q '^| 1 KiB | 3.349 | 3.21 | -4.1 % \[-4.3 %, -4 %\] | 0.2 % |' "$tmp/ict.md" &&
+   grep -q '^| 1 KiB | 0.24 % (8) / 0.98 | 0.2 % (8) / 0.99 | 0.19 % (8) / 0.99 |$' "$tmp/ict.md"; then
+	echo "ok: icount-tables: h2g-icount-sleep-8p, change and paired-spread rows"
+	passed=$((passed + 1))
+else
+	echo "FAIL: icount-tables on results/2026-12-01-h2g-icount-sleep-8p: $(head -c 300 "$tmp/err")"
+	failed=$((failed + 1))
+fi
+# the tool's stored table is exactly what its named set generates
+set_name=$(sed -n 's/^#define VB_OVERHEAD_SET "\(.*\)"$/\1/p' "$ROOT/tools/vsockbatch/overhead_table.h")
+if [ -n "$set_name" ] &&
+   "$ROOT/scripts/tracer-overhead.sh" --table-only "$ROOT/$set_name" --table "$tmp/t.h" 2>"$tmp/err" &&
+   cmp -s "$tmp/t.h" "$ROOT/tools/vsockbatch/overhead_table.h"; then
+	echo "ok: overhead_table.h regenerates from $set_name"
+	passed=$((passed + 1))
+else
+	echo "FAIL: overhead_table.h is not what '${set_name:-no set}' generates: $(head -c 300 "$tmp/err")"
+	failed=$((failed + 1))
+fi
 # and the good case: the committed loopback set next to the cover letter
 if "$ROOT/scripts/compare-sets.sh" "$ROOT/results/2026-11-30-quiet" >"$tmp/cmp.md" 2>"$tmp/err" &&
    grep -q '^| 64 B | +31.8 % \[-0.4 %, +74.4 %\], n=8, MDE 47.1 % - \*\*not resolved\*\*, excludes the cover letter value | +92.9 % \[+89.3 %, +96.6 %\] |$' "$tmp/cmp.md" &&

@@ -1,0 +1,197 @@
+#!/bin/bash
+# icount-spread.sh [--kernels LIST] [--boots N] [--payloads LIST]
+#                  [--packets LIST] [--repeats N] [--out DIR]
+# icount-spread.sh --resummarize DIR   (spread.tsv, table.md from DIR's
+#                                       steps-insns.tsv again)
+#
+# Where the instruction-count sets' remaining spread comes from, and what
+# transfer length would bring it under a target: guest instructions per
+# received byte (QEMU -icount shift=0,sleep=off + the lab's vb-insns
+# plugin; counts, not wall-clock) of untraced loopback transfers, REPEATS
+# per payload and length in each of N boots per kernel
+# (tests/guest/icount-spread.sh; counted from accept() to EOF like the
+# experiment's fixed transfers).  If the spread is each transfer's own
+# (which vCPU runs the worker when, how many packets each wake-up finds),
+# its CV falls as 1/sqrt(length); if it is a state a boot or a transfer
+# settles into, it does not.  And if the boots differ, the CV of the
+# boots' means exceeds what the within-boot CV predicts for REPEATS
+# transfers.
+#
+# Defaults: baseline and patched, 2 boots each, payloads 256 and 512 (the
+# ones whose cross-boot CV missed 1 % in results/2026-12-01-icount-16p),
+# 16384, 65536 and 262144 packets per transfer (4, 16 and 64 MiB at
+# 256 B), 5 repeats.  Two guests run at a time (one host core each:
+# icount runs all vCPUs of a guest in one thread).
+#
+# Output (default results/<UTC date>-icount-spread/): <kernel>-b<i>/ (the
+# guest's files, insns.tsv, steps.tsv), steps-insns.tsv (one row per
+# transfer), spread.tsv and table.md (per kernel, payload and length: n,
+# mean instructions per byte, CV within a boot (pooled), CV over all
+# transfers, CV of the boots' means, vCPU 0 and vCPU 1 CV, and the
+# CV a 1/sqrt(length) law predicts from the shortest length),
+# manifest.json.  Exit 0; 1 a guest or a transfer failed; 2 bad usage.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+bad() {
+	echo "${0##*/}: $*" >&2
+	exit 2
+}
+usage() {
+	sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
+	exit 2
+}
+
+# summarize DIR: spread.tsv and table.md from DIR/steps-insns.tsv
+summarize() {
+	# per kernel, payload, length: CVs of instructions per byte
+	awk -F'\t' '
+	function pos(v) { return v > 0 ? v : 0 }	# rounding can take a sum of squares below 0
+	function cv(s, ss, n,   m) { if (n < 2) return -1; m = s / n; return 100 * sqrt(pos(ss - n * m * m) / (n - 1)) / m }
+	NR == 1 { next }
+	{
+		key = $1 SUBSEP $4 SUBSEP $5
+		x = $7 / $6; x0 = $8 / $6; x1 = $9 / $6
+		n[key]++; s[key] += x; ss[key] += x * x
+		s0[key] += x0; ss0[key] += x0 * x0; s1[key] += x1; ss1[key] += x1 * x1
+		bk = key SUBSEP $2
+		if (!(bk in bn)) boots[key] = boots[key] " " $2
+		bn[bk]++; bs[bk] += x; bss[bk] += x * x
+		keys[key] = 1
+	}
+	END {
+		print "kernel\tpayload\tpackets\tn\tboots\tinsns_per_byte\tcv_within_boot_pct\tcv_all_pct\tcv_boot_means_pct\tcv_cpu0_pct\tcv_cpu1_pct"
+		for (key in keys) {
+			split(key, kk, SUBSEP)
+			nb = split(boots[key], bl, " ")
+			# pooled within-boot variance; CV of the boot means
+			pv = 0; pdf = 0; ms = 0; mss = 0
+			for (i = 1; i <= nb; i++) {
+				bk = key SUBSEP bl[i]
+				m = bs[bk] / bn[bk]
+				if (bn[bk] >= 2) { pv += bss[bk] - bn[bk] * m * m; pdf += bn[bk] - 1 }
+				ms += m; mss += m * m
+			}
+			mean = s[key] / n[key]
+			printf "%s\t%s\t%s\t%d\t%d\t%.4f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\n", kk[1], kk[2], kk[3], n[key], nb,
+				mean, pdf ? 100 * sqrt(pos(pv) / pdf) / mean : -1, cv(s[key], ss[key], n[key]),
+				cv(ms, mss, nb), cv(s0[key], ss0[key], n[key]), cv(s1[key], ss1[key], n[key])
+		}
+	}' "$1/steps-insns.tsv" | (read -r h; echo "$h"; sort -t$'\t' -k1,1 -k2,2n -k3,3n) >"$1/spread.tsv"
+
+	# README rows, with what a 1/sqrt(length) law predicts from the shortest
+	awk -F'\t' '
+	function sz(b) { return b >= 1048576 ? sprintf("%g MiB", b / 1048576) : sprintf("%g KiB", b / 1024) }
+	function f(v) { return v < 0 ? "-" : sprintf("%.2f %%", v) }
+	NR == 1 { next }
+	{
+		g = $1 SUBSEP $2
+		if (!(g in p0)) { p0[g] = $3; c0[g] = $7 }
+		pred = c0[g] >= 0 ? c0[g] * sqrt(p0[g] / $3) : -1
+		printf "| %s | %s B | %s (%s) | %d in %d boots | %.3f | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, sz($2 * $3),
+			$4, $5, $6, f($7), f(pred), f($8), f($9), f($10), f($11)
+	}' "$1/spread.tsv" >"$1/table.md"
+}
+
+KERNELS="baseline patched" BOOTS=2 PAYLOADS="256 512" PACKETS="16384 65536 262144"
+REPEATS=5 OUT=
+args=("$@")
+if [ "${1-}" = --resummarize ]; then
+	[ $# -eq 2 ] || usage
+	head -1 "$2/steps-insns.tsv" 2>/dev/null | grep -q '^kernel	boot	step	payload	packets	bytes	insns	insns_cpu0	insns_cpu1$' ||
+		bad "--resummarize: $2/steps-insns.tsv missing or not an icount-spread table"
+	summarize "$2"
+	exit 0
+fi
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kernels) KERNELS=${2-} ;;
+	--boots) BOOTS=${2-} ;;
+	--payloads) PAYLOADS=${2-} ;;
+	--packets) PACKETS=${2-} ;;
+	--repeats) REPEATS=${2-} ;;
+	--out) OUT=${2-} ;;
+	*) usage ;;
+	esac
+	[ $# -ge 2 ] || bad "$1 needs a value"
+	shift 2
+done
+num() { [[ "$1" =~ ^[1-9][0-9]*$ ]]; }
+num "$BOOTS" || bad "--boots needs a positive number, not '$BOOTS'"
+num "$REPEATS" && [ "$REPEATS" -ge 2 ] || bad "--repeats needs a number >= 2 (a CV needs two transfers), not '$REPEATS'"
+[ -n "$KERNELS" ] || bad "--kernels is empty"
+for k in $KERNELS; do variant_spec "$k" >/dev/null 2>&1 || bad "unknown kernel variant '$k'"; done
+[ -n "$PAYLOADS" ] || bad "--payloads is empty"
+for p in $PAYLOADS; do num "$p" && [ "$p" -le 65536 ] || bad "payload '$p' is not a number of bytes 1..65536"; done
+[ -n "$PACKETS" ] || bad "--packets is empty"
+for n in $PACKETS; do num "$n" || bad "packets '$n' is not a positive number"; done
+[ $((REPEATS * $(wc -w <<<"$PACKETS") * $(wc -w <<<"$PAYLOADS"))) -le 32767 ] ||
+	bad "too many transfers per boot for the 16-bit marks"
+command -v jq >/dev/null || die "jq missing (make deps)"
+
+[ -n "$OUT" ] || OUT=$VB_ROOT/results/$(date -u +%Y-%m-%d)-icount-spread
+[ -z "$(ls -A "$OUT" 2>/dev/null)" ] || bad "$OUT exists and is not empty (--out)"
+mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd) || exit 1
+make -C "$VB_ROOT" -j2 all >"$OUT/build.log" 2>&1 || die "build failed ($OUT/build.log)"
+
+# every guest's work, in the order the guests run
+jobs=() kernels=()
+for k in $KERNELS; do
+	kdir=$("$VB_ROOT/scripts/kernel-build.sh" "$k") || die "$k: kernel build failed"
+	kernels+=("$k $(basename "$kdir")")
+	for ((b = 1; b <= BOOTS; b++)); do jobs+=("$k-b$b $kdir"); done
+done
+
+load0=$(cut -d' ' -f1-3 /proc/loadavg) t0=$(date +%s)
+rc=0 running=()
+for j in "${jobs[@]}"; do
+	name=${j%% *} kdir=${j#* }
+	mkdir -p "$OUT/$name"
+	"$VB_ROOT/scripts/guest-run.sh" -K "$kdir" -t 3600 -C icount -o "$OUT/$name" \
+		"$VB_ROOT/tests/guest/icount-spread.sh" "$PAYLOADS" "$PACKETS" "$REPEATS" \
+		>/dev/null 2>"$OUT/$name/guest-run.err" &
+	running+=($!)
+	log "guest $name started"
+	if [ ${#running[@]} -ge 2 ]; then
+		wait "${running[0]}" || rc=1
+		running=("${running[@]:1}")
+	fi
+done
+for p in "${running[@]}"; do wait "$p" || rc=1; done
+load1=$(cut -d' ' -f1-3 /proc/loadavg) t1=$(date +%s)
+
+# one row per transfer that completed: kernel boot k payload packets
+# bytes total vcpu0 vcpu1
+for j in "${jobs[@]}"; do
+	name=${j%% *}
+	[ -f "$OUT/$name/steps.tsv" ] || { log "$name: no steps.tsv (see $name/console.log)"; rc=1; continue; }
+	while IFS=$'\t' read -r k pl np b st; do
+		[ "$st" = ok ] || { log "$name: step $k failed, dropped"; rc=1; continue; }
+		d=$("$VB_ROOT/scripts/insns-delta.sh" "$OUT/$name/insns.tsv" $((2 * k - 1)) $((2 * k))) ||
+			{ rc=1; continue; }
+		jq -r --arg n "$name" --arg k "$k" --arg pl "$pl" --arg np "$np" --arg b "$b" \
+			'[($n | sub("-b[0-9]+$"; "")), ($n | capture("-b(?<b>[0-9]+)$").b), $k, $pl, $np, $b,
+			  .total, (.vcpus[] | select(.vcpu == 0) | .user + .kernel),
+			  (.vcpus[] | select(.vcpu == 1) | .user + .kernel)] | @tsv' <<<"$d"
+	done <"$OUT/$name/steps.tsv"
+done | { printf 'kernel\tboot\tstep\tpayload\tpackets\tbytes\tinsns\tinsns_cpu0\tinsns_cpu1\n'; cat; } \
+	>"$OUT/steps-insns.tsv"
+
+summarize "$OUT"
+
+jq -n --arg cmd "scripts/icount-spread.sh${args[*]:+ ${args[*]}}" \
+	--arg commit "$(git -C "$VB_ROOT" rev-parse HEAD 2>/dev/null || echo unknown)" \
+	--arg dirty "$(git -C "$VB_ROOT" status --porcelain 2>/dev/null | grep -qv '^??' && echo yes || echo no)" \
+	--arg kernels "$(printf '%s\n' "${kernels[@]}")" --arg payloads "$PAYLOADS" --arg packets "$PACKETS" \
+	--argjson boots "$BOOTS" --argjson repeats "$REPEATS" --arg load0 "$load0" --arg load1 "$load1" \
+	--argjson seconds $((t1 - t0)) '{
+	  format: "vsockbatch-icount-spread", command: $cmd, commit: $commit, dirty_tree: $dirty,
+	  kernels: ($kernels | split("\n") | map(split(" ") | {variant: .[0], cache_entry: .[1]})),
+	  payloads: ($payloads | split(" ") | map(tonumber)), packets: ($packets | split(" ") | map(tonumber)),
+	  boots_per_kernel: $boots, repeats: $repeats,
+	  clock: "icount (QEMU -icount shift=0,sleep=off + vb-insns plugin): guest instructions from vb-recv accept() to EOF, all vCPUs and per vCPU; untraced; not wall-clock",
+	  transfer: "loopback (CID 1), vb-sender --cpu 1 -> vb-recv --cpu 0, 64 KiB recv(); one unmarked warm-up transfer per payload and boot",
+	  exclusions: "decided before the runs: a transfer that failed (vb-sender or vb-recv --expect-bytes) is dropped and makes the run exit 1",
+	  host_loadavg_start: $load0, host_loadavg_end: $load1, seconds: $seconds}' >"$OUT/manifest.json"
+log "done in $((t1 - t0)) s: $OUT/table.md"
+exit $rc

@@ -1,0 +1,64 @@
+#!/bin/sh
+# icount-spread.sh PAYLOADS PACKETS REPEATS: the guest half of
+# scripts/icount-spread.sh.  Does the spread of guest instructions per
+# byte between loopback transfers shrink with the transfer's length?  For
+# each of REPEATS passes, every payload in PAYLOADS and every length in
+# PACKETS (packets per transfer), one untraced loopback transfer
+# (vb-sender on vCPU 1 -> vb-recv on vCPU 0, 64 KiB recv(), as the
+# experiment's fixed transfers), counted like them from the receiver's
+# accept() to EOF (vb-recv --insn-mark: marks 2k-1 and 2k); the pass
+# order rotates the lengths so a drift in the boot does not line up with
+# one length.
+# $RESULTS/steps.tsv: k payload packets bytes status (ok | failed).
+out=${RESULTS:?}
+payloads=${1:?PAYLOADS} packets=${2:?PACKETS} repeats=${3:?REPEATS}
+: >"$out/steps.tsv"
+k=0 port=5000 fails=0
+
+run() { # run PAYLOAD PACKETS
+	pl=$1 np=$2 st=ok
+	b=$((pl * np))
+	k=$((k + 1)) port=$((port + 1))
+	vb-recv --port $port --cpu 0 --expect-bytes $b --insn-mark $((2 * k - 1)) \
+		>"$out/r$k.rx" 2>&1 &
+	rpid=$!
+	if ! vb-sender --cid 1 --port $port --bytes $b --buf-size "$pl" --cpu 1 \
+		--retry 10 >"$out/r$k.tx" 2>&1; then
+		echo "step $k ($pl B x $np): vb-sender failed: $(tail -n 1 "$out/r$k.tx")"
+		kill $rpid 2>/dev/null
+		st=failed
+	fi
+	if ! wait $rpid; then
+		echo "step $k: vb-recv failed: $(tail -n 1 "$out/r$k.rx")"
+		st=failed
+	fi
+	[ $st = ok ] || fails=$((fails + 1))
+	printf '%d\t%s\t%s\t%s\t%s\n' "$k" "$pl" "$np" "$b" $st >>"$out/steps.tsv"
+}
+
+# one warm-up transfer per payload, not marked: the first transfer of a
+# boot pays for page-cache and slab warm-up
+for pl in $payloads; do
+	vb-recv --port 4999 --cpu 0 --expect-bytes $((pl * 4096)) >/dev/null 2>&1 &
+	vb-sender --cid 1 --port 4999 --bytes $((pl * 4096)) --buf-size "$pl" --cpu 1 \
+		--retry 10 >/dev/null 2>&1
+	wait $!
+done
+
+i=0
+while [ $i -lt "$repeats" ]; do
+	set -- $packets
+	n=$#
+	j=0
+	while [ $j -lt $n ]; do
+		idx=$(( (i + j) % n + 1 ))
+		eval "np=\${$idx}"
+		for pl in $payloads; do
+			run "$pl" "$np"
+		done
+		j=$((j + 1))
+	done
+	i=$((i + 1))
+done
+echo "icount-spread: $k steps, $fails failed"
+[ $fails -eq 0 ]
