@@ -37,7 +37,7 @@
 # sender is the back-end's `vhost-user-vsock send`, and icount needs
 # fixed work): bytes = T * the fastest
 # state's rate at that payload on a quiet host (the RATE table below,
-# from results/2026-11-30-quiet and 2026-12-01-h2g-wall), so the fastest kernel's
+# sources there), so the fastest kernel's
 # transfer lasts ~T, slower kernels' and a busy host's longer.  Warm-up
 # and traced transfers keep payload * SCALE (65536), at most CAP (64M):
 # the tracer's figures are counts per packet, and its throughput is
@@ -401,10 +401,14 @@ done
 [ ${#PL[@]} -gt 0 ] || { echo "${0##*/}: no payloads" >&2; exit 2; }
 # Transfer sizes for --seconds T: bytes = T * the fastest state's rate
 # at that payload, measured on this host with it otherwise quiet
-# (loopback: results/2026-11-30-quiet; h2g: results/2026-12-01-h2g-wall,
-# whose transfers, sized from the older -h2g-v2 rates, ran 1.7-1.9 s
-# instead of 2; the larger of the fixed and matched means of baseline and
-# patched, Gbit/s, TCG wall clock), so the
+# (h2g: results/2026-12-01-h2g-wall, whose transfers, sized from the
+# older -h2g-v2 rates, ran 1.7-1.9 s instead of 2; the larger of the
+# fixed and matched means of baseline and patched, Gbit/s, TCG wall
+# clock.  Loopback: the fastest single fixed or matched transfer of any
+# state in the first two rounds of a loopback-wall run whose rates, from
+# results/2026-11-30-quiet, made transfers of 1.1-3.1 s; that run was
+# stopped and its samples kept in results/2026-12-01-loopback-wall/sizing/;
+# times 1.1 for the boot-to-boot spread), so the
 # fastest kernel's transfer lasts about T and the others' longer; a
 # payload between two measured ones takes the larger one's rate, one
 # above 64K the 64K rate.  A busy host only makes transfers longer.
@@ -416,8 +420,8 @@ if [ "$MODE" = h2g ]; then
 	RATE=([64]=0.0904 [256]=0.3495 [512]=0.6038 [1024]=0.7263 [4096]=0.9815
 	      [8192]=1.066 [16384]=1.118 [65536]=1.133)
 else
-	RATE=([64]=0.0579 [256]=0.2456 [512]=0.4043 [1024]=0.5453 [4096]=0.8442
-	      [8192]=0.9737 [16384]=1.1243 [65536]=1.3971)
+	RATE=([64]=0.116 [256]=0.386 [512]=0.531 [1024]=0.704 [4096]=1.265
+	      [8192]=1.725 [16384]=1.863 [65536]=2.689)
 fi
 rate_for() { # rate_for PAYLOAD: Gbit/s
 	local q
@@ -515,7 +519,7 @@ experiment=$(jq -n --argjson s "$SCALE" --argjson c "$CAPB" --argjson n "$RTT_CO
 	  transfer_bytes: (if $xbytes == "" then null else
 	    ($xbytes | split(" ") | map(split(":") | {key: .[0], value: (.[1] | tonumber)}) | from_entries) end),
 	  transfer_sizing: (if $xsecs == "" then "payload * scale, at most cap"
-	    else "untraced vsock transfers (fixed, matched): transfer_seconds * the fastest state'"'"'s rate on a quiet host (results/2026-11-30-quiet for loopback, 2026-12-01-h2g-wall for h2g), whole writes, >= 512 KiB; TCP: time-bounded, vb-sender --seconds transfer_seconds; warm-up and traced: payload * scale, at most cap" end),
+	    else "untraced vsock transfers (fixed, matched): transfer_seconds * the fastest state'"'"'s rate on a quiet host (loopback: the fastest transfer of 2 quiet rounds, times 1.1, results/2026-12-01-loopback-wall/sizing; h2g: results/2026-12-01-h2g-wall), whole writes, >= 512 KiB; TCP: time-bounded, vb-sender --seconds transfer_seconds; warm-up and traced: payload * scale, at most cap" end),
 	  tcp: ($tcp == 1),
 	  tcp_note: (if $tcp == 1 then "tcp.P: the fixed transfer over TCP on 127.0.0.1 in the same guest (vb-sender/vb-recv --tcp, Nagle on, default buffers), same writes, receiver and pinning, time-bounded (or the same bytes without --seconds); TCP ping-pong at the RTT sizes"
 	    elif $mode == "h2g" then "no TCP column: the lab kernels have no virtio-net (CONFIG_VIRTIO_NET off); QEMU user networking (slirp) would measure slirp, not a virtio-net datapath comparable with vhost-user-vsock"
