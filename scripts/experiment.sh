@@ -400,15 +400,15 @@ for p in ${PAYLOADS//,/ }; do
 done
 [ ${#PL[@]} -gt 0 ] || { echo "${0##*/}: no payloads" >&2; exit 2; }
 # Transfer sizes for --seconds T: bytes = T * the fastest state's rate
-# at that payload, measured on this host with it otherwise quiet
-# (h2g: results/2026-12-01-h2g-wall, whose transfers, sized from the
-# older -h2g-v2 rates, ran 1.7-1.9 s instead of 2; the larger of the
-# fixed and matched means of baseline and patched, Gbit/s, TCG wall
-# clock.  Loopback: the fastest single fixed or matched transfer of any
-# state in the first two rounds of a loopback-wall run whose rates, from
-# results/2026-11-30-quiet, made transfers of 1.1-3.1 s; that run was
-# stopped and its samples kept in results/2026-12-01-loopback-wall/sizing/;
-# times 1.1 for the boot-to-boot spread), so the
+# at that payload, measured on this host with it otherwise quiet: the
+# fastest single fixed or matched transfer of any state in the first two
+# rounds of a quiet wall-clock set, times 1.1 for the boot-to-boot spread,
+# Gbit/s, TCG wall clock.  h2g: results/2026-12-01-h2g-wall (whose own
+# transfers, sized from mean rates of the older -h2g-v2, ran 1.7-1.9 s
+# instead of 2).  Loopback: a loopback-wall run whose sizes, from
+# results/2026-11-30-quiet, made transfers of 1.1-3.1 s; it was stopped
+# after two rounds, its samples are in
+# results/2026-12-01-loopback-wall/sizing/.  So the
 # fastest kernel's transfer lasts about T and the others' longer; a
 # payload between two measured ones takes the larger one's rate, one
 # above 64K the 64K rate.  A busy host only makes transfers longer.
@@ -417,8 +417,8 @@ done
 # times faster than vsock.
 declare -A RATE
 if [ "$MODE" = h2g ]; then
-	RATE=([64]=0.0904 [256]=0.3495 [512]=0.6038 [1024]=0.7263 [4096]=0.9815
-	      [8192]=1.066 [16384]=1.118 [65536]=1.133)
+	RATE=([64]=0.105 [256]=0.387 [512]=0.703 [1024]=0.826 [4096]=1.174
+	      [8192]=1.228 [16384]=1.259 [65536]=1.276)
 else
 	RATE=([64]=0.116 [256]=0.386 [512]=0.531 [1024]=0.704 [4096]=1.265
 	      [8192]=1.725 [16384]=1.863 [65536]=2.689)
@@ -519,7 +519,7 @@ experiment=$(jq -n --argjson s "$SCALE" --argjson c "$CAPB" --argjson n "$RTT_CO
 	  transfer_bytes: (if $xbytes == "" then null else
 	    ($xbytes | split(" ") | map(split(":") | {key: .[0], value: (.[1] | tonumber)}) | from_entries) end),
 	  transfer_sizing: (if $xsecs == "" then "payload * scale, at most cap"
-	    else "untraced vsock transfers (fixed, matched): transfer_seconds * the fastest state'"'"'s rate on a quiet host (loopback: the fastest transfer of 2 quiet rounds, times 1.1, results/2026-12-01-loopback-wall/sizing; h2g: results/2026-12-01-h2g-wall), whole writes, >= 512 KiB; TCP: time-bounded, vb-sender --seconds transfer_seconds; warm-up and traced: payload * scale, at most cap" end),
+	    else "untraced vsock transfers (fixed, matched): transfer_seconds * the fastest state'"'"'s rate on a quiet host (the fastest transfer of 2 quiet rounds, times 1.1; loopback: results/2026-12-01-loopback-wall/sizing, h2g: results/2026-12-01-h2g-wall), whole writes, >= 512 KiB; TCP: time-bounded, vb-sender --seconds transfer_seconds; warm-up and traced: payload * scale, at most cap" end),
 	  tcp: ($tcp == 1),
 	  tcp_note: (if $tcp == 1 then "tcp.P: the fixed transfer over TCP on 127.0.0.1 in the same guest (vb-sender/vb-recv --tcp, Nagle on, default buffers), same writes, receiver and pinning, time-bounded (or the same bytes without --seconds); TCP ping-pong at the RTT sizes"
 	    elif $mode == "h2g" then "no TCP column: the lab kernels have no virtio-net (CONFIG_VIRTIO_NET off); QEMU user networking (slirp) would measure slirp, not a virtio-net datapath comparable with vhost-user-vsock"
