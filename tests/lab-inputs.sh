@@ -28,6 +28,17 @@ expect() {
 	fi
 }
 
+# outcome RC NAME WHY: count a good-case check; WHY is printed when RC != 0
+outcome() {
+	if [ "$1" = 0 ]; then
+		echo "ok: $2"
+		passed=$((passed + 1))
+	else
+		echo "FAIL: $2: $3"
+		failed=$((failed + 1))
+	fi
+}
+
 expect "unknown kernel variant" 2 "unknown kernel variant 'nosuch'" \
 	"$ROOT/scripts/kernel-build.sh" nosuch
 expect "kernel-build without a variant" 2 "usage" \
@@ -51,14 +62,10 @@ expect "vsock-widen: no --func" 2 "at least one --func" \
 printf 'CONFIG_VSOCKETS=y\nCONFIG_X=m\n' >"$tmp/kc"
 printf 'CONFIG_VSOCKETS=m\nCONFIG_X=m\n' >"$tmp/kf1"
 printf 'CONFIG_VSOCKETS=y\n' >"$tmp/kf2"
-if "$ROOT/scripts/kernel-config-check.sh" "$tmp/kc" "$tmp/kf1" "$tmp/kf2" \
-    2>"$tmp/err"; then
-	echo "ok: config check: later fragment wins"
-	passed=$((passed + 1))
-else
-	echo "FAIL: config check: later fragment wins: $(cat "$tmp/err")"
-	failed=$((failed + 1))
-fi
+"$ROOT/scripts/kernel-config-check.sh" "$tmp/kc" "$tmp/kf1" "$tmp/kf2" \
+	2>"$tmp/err"
+outcome $? "config check: later fragment wins" \
+	"config check: later fragment wins: $(cat "$tmp/err")"
 expect "config check: the earlier fragment's word is not the last" 1 \
 	"CONFIG_VSOCKETS=m \(got y\)" \
 	"$ROOT/scripts/kernel-config-check.sh" "$tmp/kc" "$tmp/kf2" "$tmp/kf1"
@@ -118,13 +125,9 @@ expect "experiment: unknown clock" 2 "--clock must be wall or icount, not 'rdtsc
 # Instruction windows of a vb-insns file: exact sums, missing marks and
 # malformed rows refused.
 printf '# vb-insns\n1\t7\t0\t10\t100\n1\t7\t1\t5\t50\n2\t8\t0\t30\t300\n2\t8\t1\t6\t70\n' >"$tmp/insns.tsv"
-if [ "$("$ROOT/scripts/insns-delta.sh" "$tmp/insns.tsv" 7 8 | jq -c '[.vcpus[0].user, .vcpus[1].kernel, .user, .kernel, .total]')" = "[20,20,21,220,241]" ]; then
-	echo "ok: insns-delta: per-vCPU and total deltas"
-	passed=$((passed + 1))
-else
-	echo "FAIL: insns-delta: wrong deltas"
-	failed=$((failed + 1))
-fi
+[ "$("$ROOT/scripts/insns-delta.sh" "$tmp/insns.tsv" 7 8 | jq -c '[.vcpus[0].user, .vcpus[1].kernel, .user, .kernel, .total]')" = "[20,20,21,220,241]" ]
+outcome $? "insns-delta: per-vCPU and total deltas" \
+	"insns-delta: wrong deltas"
 expect "insns-delta: mark missing" 1 "mark 9 not found" \
 	"$ROOT/scripts/insns-delta.sh" "$tmp/insns.tsv" 9 8
 expect "insns-delta: end before start" 1 "mark 7 after mark 8 not found" \
@@ -175,38 +178,26 @@ expect "icount-spread: unknown kernel" 2 "unknown kernel variant 'nosuch'" \
 expect "icount-spread: --resummarize without its table" 2 "not an icount-spread table" \
 	"$ROOT/scripts/icount-spread.sh" --resummarize "$tmp/notaset"
 # and the good case: a committed icount set's tables, the paired spread included
-if "$ROOT/scripts/icount-tables.sh" "$ROOT/results/2026-12-01-h2g-icount-sleep-8p" >"$tmp/ict.md" 2>"$tmp/err" &&
+"$ROOT/scripts/icount-tables.sh" "$ROOT/results/2026-12-01-h2g-icount-sleep-8p" >"$tmp/ict.md" 2>"$tmp/err" &&
    grep -q '^| 1 KiB | 3.349 | 3.21 | -4.1 % \[-4.3 %, -4 %\] | 0.2 % |' "$tmp/ict.md" &&
-   grep -q '^| 1 KiB | 0.24 % (8) / 0.98 | 0.2 % (8) / 0.99 | 0.19 % (8) / 0.99 |$' "$tmp/ict.md"; then
-	echo "ok: icount-tables: h2g-icount-sleep-8p, change and paired-spread rows"
-	passed=$((passed + 1))
-else
-	echo "FAIL: icount-tables on results/2026-12-01-h2g-icount-sleep-8p: $(head -c 300 "$tmp/err")"
-	failed=$((failed + 1))
-fi
+   grep -q '^| 1 KiB | 0.24 % (8) / 0.98 | 0.2 % (8) / 0.99 | 0.19 % (8) / 0.99 |$' "$tmp/ict.md"
+outcome $? "icount-tables: h2g-icount-sleep-8p, change and paired-spread rows" \
+	"icount-tables on results/2026-12-01-h2g-icount-sleep-8p: $(head -c 300 "$tmp/err")"
 # the tool's stored table is exactly what its named set generates
 set_name=$(sed -n 's/^#define VB_OVERHEAD_SET "\(.*\)"$/\1/p' "$ROOT/tools/vsockbatch/overhead_table.h")
-if [ -n "$set_name" ] &&
+[ -n "$set_name" ] &&
    "$ROOT/scripts/tracer-overhead.sh" --table-only "$ROOT/$set_name" --table "$tmp/t.h" 2>"$tmp/err" &&
-   cmp -s "$tmp/t.h" "$ROOT/tools/vsockbatch/overhead_table.h"; then
-	echo "ok: overhead_table.h regenerates from $set_name"
-	passed=$((passed + 1))
-else
-	echo "FAIL: overhead_table.h is not what '${set_name:-no set}' generates: $(head -c 300 "$tmp/err")"
-	failed=$((failed + 1))
-fi
+   cmp -s "$tmp/t.h" "$ROOT/tools/vsockbatch/overhead_table.h"
+outcome $? "overhead_table.h regenerates from $set_name" \
+	"overhead_table.h is not what '${set_name:-no set}' generates: $(head -c 300 "$tmp/err")"
 # and the good case: the committed loopback set next to the cover letter
-if "$ROOT/scripts/compare-sets.sh" "$ROOT/results/2026-11-30-quiet" >"$tmp/cmp.md" 2>"$tmp/err" &&
+"$ROOT/scripts/compare-sets.sh" "$ROOT/results/2026-11-30-quiet" >"$tmp/cmp.md" 2>"$tmp/err" &&
    grep -q '^| 64 B | +31.8 % \[-0.4 %, +74.4 %\], n=8, MDE 47.1 % - \*\*not resolved\*\*, excludes the cover letter value | +92.9 % \[+89.3 %, +96.6 %\] |$' "$tmp/cmp.md" &&
    grep -q '^| 512 B | +40.3 % .* - confirmed |' "$tmp/cmp.md" &&
    grep -q '^| 512 B | -49.1 % .* - \*\*contradicted: larger\*\* |' "$tmp/cmp.md" &&
-   [ "$(grep -c '^### ' "$tmp/cmp.md")" -ge 10 ]; then
-	echo "ok: compare-sets: loopback set vs the cover letter, $(grep -c '^### ' "$tmp/cmp.md") tables"
-	passed=$((passed + 1))
-else
-	echo "FAIL: compare-sets on results/2026-11-30-quiet: $(head -c 300 "$tmp/err")"
-	failed=$((failed + 1))
-fi
+   [ "$(grep -c '^### ' "$tmp/cmp.md")" -ge 10 ]
+outcome $? "compare-sets: loopback set vs the cover letter, $(grep -c '^### ' "$tmp/cmp.md") tables" \
+	"compare-sets on results/2026-11-30-quiet: $(head -c 300 "$tmp/err")"
 
 echo "lab input tests: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
