@@ -183,6 +183,14 @@ expect "icount-spread: --resummarize without its table" 2 "not an icount-spread 
    grep -q '^| 1 KiB | 0.24 % (8) / 0.98 | 0.2 % (8) / 0.99 | 0.19 % (8) / 0.99 |$' "$tmp/ict.md"
 outcome $? "icount-tables: h2g-icount-sleep-8p, change and paired-spread rows" \
 	"icount-tables on results/2026-12-01-h2g-icount-sleep-8p: $(head -c 300 "$tmp/err")"
+# the committed spread set's tables are what its transfers give
+mkdir -p "$tmp/spread"
+cp "$ROOT/results/2026-12-01-icount-spread/steps-insns.tsv" "$tmp/spread/"
+"$ROOT/scripts/icount-spread.sh" --resummarize "$tmp/spread" 2>"$tmp/err" &&
+   cmp -s "$tmp/spread/spread.tsv" "$ROOT/results/2026-12-01-icount-spread/spread.tsv" &&
+   cmp -s "$tmp/spread/table.md" "$ROOT/results/2026-12-01-icount-spread/table.md"
+outcome $? "icount-spread --resummarize rebuilds results/2026-12-01-icount-spread" \
+	"icount-spread --resummarize differs from the committed tables: $(head -c 300 "$tmp/err")"
 # the tool's stored table is exactly what its named set generates
 set_name=$(sed -n 's/^#define VB_OVERHEAD_SET "\(.*\)"$/\1/p' "$ROOT/tools/vsockbatch/overhead_table.h")
 [ -n "$set_name" ] &&
