@@ -268,9 +268,12 @@ lab-check:
 guest-check: all
 	$(Q)./tests/run-guest-tests.sh
 
+# The kernels come before the unit tests so that the CO-RE check against
+# the lab's own vmlinux runs (and must pass) on a fresh machine too.
 check: deps
 	$(Q)$(MAKE) --no-print-directory all
-	$(Q)$(MAKE) --no-print-directory unit-check
+	$(Q)$(MAKE) --no-print-directory kernels
+	$(Q)VB_REQUIRE_LAB_KERNELS=1 $(MAKE) --no-print-directory unit-check
 	$(Q)$(MAKE) --no-print-directory lab-check
 	$(Q)$(MAKE) --no-print-directory guest-check
 
