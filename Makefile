@@ -272,7 +272,8 @@ guest-check: all
 # the lab's own vmlinux runs (and must pass) on a fresh machine too.
 check: deps
 	$(Q)$(MAKE) --no-print-directory all
-	$(Q)$(MAKE) --no-print-directory kernels
+	$(Q)./scripts/kernel-build.sh baseline >/dev/null
+	$(Q)./scripts/kernel-build.sh patched >/dev/null
 	$(Q)VB_REQUIRE_LAB_KERNELS=1 $(MAKE) --no-print-directory unit-check
 	$(Q)$(MAKE) --no-print-directory lab-check
 	$(Q)$(MAKE) --no-print-directory guest-check
