@@ -42,17 +42,14 @@
 # and traced transfers keep payload * SCALE (65536), at most CAP (64M):
 # the tracer's figures are counts per packet, and its throughput is
 # reported apart.
-# Time budget (estimated, not yet timed in one piece - the machine was
-# shared when this was written): the quiet 8-pair set spent ~24 s per run
-# outside its transfers (boot, tracer loads, RTTs) and ~9 s in traced
-# ones; the untraced ones now take ~2.25 s (fixed), ~2.6 s (matched) and
-# 2 s (TCP, time-bounded: vb-sender --seconds) per payload, so a run is
-# ~85-90 s and 48 runs ~68-72 min on a quiet host: over the ~60 min
-# target by ~15-20 %.  h2g has no TCP transfers but a wider spread
-# between kernels (baseline takes 3.8 s where patched takes 2 at 64 B):
-# ~80 s a run, ~64 min.  The choice made: keep the 16 pairs and the
-# >= 2 s transfers (the power the questions need) and say so;
-# `--no-tcp` (~58 min) or `--pairs 13` (~58 min) fit 60 min.
+# Time budget, measured on a quiet host: loopback 68:52 min
+# (results/2026-12-01-loopback-wall: 48 runs of 70-95 s, ~24 s of each
+# outside its transfers - boot, tracer loads, RTTs - and ~9 s in traced
+# ones), over the ~60 min target by ~15 %; h2g 44 min with transfers of
+# 1.7-1.9 s (results/2026-12-01-h2g-wall), ~50 min expected now that
+# its sizes aim at >= 2 s (not timed).  The choice made: keep the 16
+# pairs and the >= 2 s transfers (the power the questions need) and say
+# so; `--no-tcp` or `--pairs 13` should fit 60 min (estimated).
 # Under a load average of 8-9 a run of the old 8-pair design took up to
 # 157 s and its results drowned in noise (results/2026-11-30-default).
 # --clock icount keeps 8 pairs and SCALE/CAP sizing (its cross-boot
