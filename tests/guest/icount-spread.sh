@@ -10,6 +10,7 @@
 # order rotates the lengths so a drift in the boot does not line up with
 # one length.
 # $RESULTS/steps.tsv: k payload packets bytes status (ok | failed).
+. /vb/guest/rotate.sh
 out=${RESULTS:?}
 payloads=${1:?PAYLOADS} packets=${2:?PACKETS} repeats=${3:?REPEATS}
 : >"$out/steps.tsv"
@@ -47,16 +48,10 @@ done
 
 i=0
 while [ $i -lt "$repeats" ]; do
-	set -- $packets
-	n=$#
-	j=0
-	while [ $j -lt $n ]; do
-		idx=$(( (i + j) % n + 1 ))
-		eval "np=\${$idx}"
+	for np in $(rotate $i $packets); do
 		for pl in $payloads; do
 			run "$pl" "$np"
 		done
-		j=$((j + 1))
 	done
 	i=$((i + 1))
 done

@@ -11,6 +11,7 @@
 # (kind "L"/"F": BPF run time per program run; not used for the
 # instruction counts, bpf_stats itself reads the clock twice per run).
 # $RESULTS/steps.tsv: k kind payload bytes.
+. /vb/guest/rotate.sh
 out=${RESULTS:?}
 rounds=${1:?ROUNDS} modes=${2:?MODES}
 : >"$out/steps.tsv"
@@ -49,15 +50,9 @@ case $modes in *full*) kinds="$kinds f" ;; esac
 i=0
 while [ $i -lt "$rounds" ]; do
 	for pl in 64 1024 65536; do
-		# rotate: round i starts at the (i mod n)-th kind
-		set -- $kinds
-		n=$#
-		j=0
-		while [ $j -lt $n ]; do
-			idx=$(( (i + j) % n + 1 ))
-			eval "kind=\${$idx}"
+		# round i starts at the (i mod n)-th kind
+		for kind in $(rotate $i $kinds); do
 			run "$kind" "$pl"
-			j=$((j + 1))
 		done
 	done
 	i=$((i + 1))
