@@ -54,18 +54,27 @@ def verdict: if .ci_low_pct == null then "no CI" elif .ci_low_pct <= 0 and .ci_h
  "| \(.[0].payload | pl) | " + (map(if .ci_low_pct == null then (.overhead_pct | p1) else (.overhead_pct | p1) + " [" + (.ci_low_pct | p1) + ", " + (.ci_high_pct | p1) + "]" end) | join(" | ")) + " |")
 ' "$s"
 
-# Cross-boot CV: sd / mean over the runs of one state (sample sd, %).
+# Every run's instruction samples, tagged with its state and round, read
+# once for both spread tables.
+samples=$(mktemp) || exit 1
+trap 'rm -f "$samples"' EXIT
+for d in $(jq -r '.runs[] | select(.status == 0) | .dir' "$1/manifest.json"); do
+	meta=$(jq -c --arg d "$d" '.runs[] | select(.dir == $d) | {state, round}' "$1/manifest.json")
+	jq -c --argjson m "$meta" 'select(.metric == "insn_per_byte" or .metric == "insn_cpu0_per_byte" or .metric == "insn_cpu1_per_byte") | . + $m' "$1/$d/samples.jsonl"
+done >"$samples"
+# Cross-boot CV: sd / mean over the runs (sample sd, %).
+defs='
+def pl: if . >= 1024 then "\(. / 1024 | floor) KiB" else "\(.) B" end;
+def mean: add / length;
+def cv: (length) as $n | mean as $m | if $n < 2 then null else
+	((map(. - $m | . * .) | add) / ($n - 1) | sqrt) / $m * 100 end;
+def f: if . == null then "-" else ((. * 100 | round) / 100 | tostring) + " %" end;
+'
+
 echo
 echo "#### Cross-boot spread: coefficient of variation over the runs of each state (untraced)"
 echo
-for d in $(jq -r '.runs[] | select(.status == 0) | .dir' "$1/manifest.json"); do
-	st=$(jq -r --arg d "$d" '.runs[] | select(.dir == $d) | .state' "$1/manifest.json")
-	jq -c --arg st "$st" 'select(.metric == "insn_per_byte" or .metric == "insn_cpu0_per_byte" or .metric == "insn_cpu1_per_byte") | . + {state: $st}' "$1/$d/samples.jsonl"
-done | jq -r -s '
-def pl: if . >= 1024 then "\(. / 1024 | floor) KiB" else "\(.) B" end;
-def cv: (length) as $n | (add / $n) as $m | if $n < 2 then null else
-	((map(. - $m | . * .) | add) / ($n - 1) | sqrt) / $m * 100 end;
-def f: if . == null then "-" else ((. * 100 | round) / 100 | tostring) + " %" end;
+jq -r -s "$defs"'
 (map(.state) | unique) as $states |
 "| payload | " + ([$states[] | "\(.) all / vCPU 0 / vCPU 1"] | join(" | ")) + " |",
 "|---|" + ([$states[] | "---"] | join("|")) + "|",
@@ -73,28 +82,19 @@ def f: if . == null then "-" else ((. * 100 | round) / 100 | tostring) + " %" en
  "| \($g[0].payload | pl) | " + ([$states[] as $st |
    ([$g[] | select(.state == $st and .metric == "insn_per_byte") | .value] | cv | f) + " / " +
    ([$g[] | select(.state == $st and .metric == "insn_cpu0_per_byte") | .value] | cv | f) + " / " +
-   ([$g[] | select(.state == $st and .metric == "insn_cpu1_per_byte") | .value] | cv | f)] | join(" | ")) + " |")'
+   ([$g[] | select(.state == $st and .metric == "insn_cpu1_per_byte") | .value] | cv | f)] | join(" | ")) + " |")' "$samples"
 
 # The same samples, paired by round: what the comparison itself sees.
 echo
 echo "#### Cross-boot spread of the comparisons: CV over rounds of the within-round ratio (all vCPUs, untraced)"
 echo
-for d in $(jq -r '.runs[] | select(.status == 0) | .dir' "$1/manifest.json"); do
-	jq -c --arg d "$d" '.runs[] | select(.dir == $d) | {state, round}' "$1/manifest.json" | {
-		read -r meta
-		jq -c --argjson m "$meta" 'select(.metric == "insn_per_byte") | . + $m' "$1/$d/samples.jsonl"
-	}
-done | jq -r -s --argjson cmp "$(jq -c '[.comparisons[].name]' "$s")" '
-def pl: if . >= 1024 then "\(. / 1024 | floor) KiB" else "\(.) B" end;
-def mean: add / length;
-def cv: (length) as $n | mean as $m | if $n < 2 then null else
-	((map(. - $m | . * .) | add) / ($n - 1) | sqrt) / $m * 100 end;
+jq -r -s --argjson cmp "$(jq -c '[.comparisons[].name]' "$s")" "$defs"'
 def r($a; $b): ($a | mean) as $ma | ($b | mean) as $mb |
 	([range($a | length)] | map(($a[.] - $ma) * ($b[.] - $mb)) | add) as $sab |
 	($a | map(. - $ma | . * .) | add) as $saa | ($b | map(. - $mb | . * .) | add) as $sbb |
 	if $saa == 0 or $sbb == 0 then null else $sab / (($saa * $sbb) | sqrt) end;
-def f: if . == null then "-" else ((. * 100 | round) / 100 | tostring) + " %" end;
 def f2: if . == null then "-" else ((. * 100 | round) / 100 + 0 | tostring) end;
+map(select(.metric == "insn_per_byte")) |
 "| payload | " + ([$cmp[] | "\(.) ratio CV (n) / r across rounds"] | join(" | ")) + " |",
 "|---|" + ([$cmp[] | "---"] | join("|")) + "|",
 (group_by(.payload)[] | . as $g |
@@ -103,4 +103,4 @@ def f2: if . == null then "-" else ((. * 100 | round) / 100 + 0 | tostring) end;
    ([$g[] | select(.state == $b)] | map({(.round | tostring): .value}) | add // {}) as $vb |
    ([$va | keys[] | select($vb[.] != null)]) as $rs |
    ([$rs[] | $vb[.] / $va[.]] | cv | f) + " (\($rs | length)) / " +
-   (r([$rs[] | $va[.]]; [$rs[] | $vb[.]]) | f2)] | join(" | ")) + " |")'
+   (r([$rs[] | $va[.]]; [$rs[] | $vb[.]]) | f2)] | join(" | ")) + " |")' "$samples"
