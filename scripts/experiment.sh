@@ -6,6 +6,7 @@
 #   scripts/experiment.sh [--quick] [--mode loopback|h2g] [--pairs N]
 #                         [--payloads LIST] [--label NAME] [--out DIR]
 #                         [--scale N] [--cap SIZE] [--rtt-count N] [--no-trace]
+#                         [--trace-rounds N]
 #                         [--clock wall|icount] [--seconds T] [--no-tcp]
 #                         [--max-other CORES] [--max-steal PCT]
 #                         [--icount-sleep on|off]
@@ -32,29 +33,37 @@
 #
 # Default (wall clock): 16 pairs as in the cover letter, payloads 64 256
 # 512 1K 4K 8K 16K 64K, untraced transfers (fixed, matched, TCP) of
-# >= --seconds 2 each, 300 round trips per RTT size: 48 guest runs.
-# vsock transfers are sized in bytes, not bounded in time (the h2g
-# sender is the back-end's `vhost-user-vsock send`, and icount needs
-# fixed work): bytes = T * the fastest
-# state's rate at that payload on a quiet host (the RATE table below,
-# sources there), so the fastest kernel's
-# transfer lasts ~T, slower kernels' and a busy host's longer.  Warm-up
-# and traced transfers keep payload * SCALE (65536), at most CAP (64M):
-# the tracer's figures are counts per packet, and its throughput is
-# reported apart.
-# Time budget, measured on a quiet host: loopback 68:52 min
-# (results/2026-12-01-loopback-wall: 48 runs of 70-95 s, ~24 s of each
-# outside its transfers - boot, tracer loads, RTTs - and ~9 s in traced
-# ones), over the ~60 min target by ~15 %; h2g 44 min with transfers of
-# 1.7-1.9 s (results/2026-12-01-h2g-wall), ~50 min expected now that
-# its sizes aim at >= 2 s (not timed).  The choice made: keep the 16
-# pairs and the >= 2 s transfers (the power the questions need) and say
-# so; `--no-tcp` or `--pairs 13` should fit 60 min (estimated).
+# --seconds 2 each, 300 round trips per RTT size: 48 guest runs, traced
+# transfers in the first --trace-rounds 4 rounds.
+# Wall-clock transfers are time-bounded, as iperf's and netperf's are:
+# the sender (vb-sender --seconds; h2g: `vhost-user-vsock send
+# --seconds`) writes whole writes until T has passed, so every transfer
+# lasts T on every kernel and on a busy host.  Until 2026-12-01 they were
+# sized in bytes from a table of quiet-host rates, which could not keep
+# them >= T: in results/2026-12-01-loopback-wall 6.6 % ran 1.58-2.0 s (its
+# 16 pairs' fastest transfers beat the table's rates by up to 19 %), in
+# results/2026-12-01-h2g-wall all ran 1.7-1.9 s, and the slower kernels'
+# transfers ran up to 1.8x longer than needed.  Warm-up and traced
+# transfers keep payload * SCALE (65536), at most CAP (64M), and icount
+# keeps SCALE/CAP for all (it counts fixed work).
+# --trace-rounds N: the traced transfers only in the first N rounds
+# (default 4 with the wall clock: 4 AB/BA pairs; every round with icount
+# and --quick; 0 = --no-trace).  They come after the untraced
+# transfers of a run, so leaving them out changes nothing the untraced
+# tables measure; the tracer's figures are counts per packet and its
+# cost a same-boot ratio, which 4 pairs resolve.  Tracing every round
+# took 16-23 s of each 75-99 s loopback run
+# (results/2026-12-01-loopback-wall).
+# Time budget (quiet host, measured): loopback 68:52 min with every
+# round traced and byte-sized transfers (results/2026-12-01-loopback-wall),
+# over the ~60 min target; h2g 44 min (results/2026-12-01-h2g-wall,
+# byte-sized 1.7-1.9 s transfers).  With time-bounded transfers and 4
+# traced rounds: see README, "How long things take".
 # Under a load average of 8-9 a run of the old 8-pair design took up to
 # 157 s and its results drowned in noise (results/2026-11-30-default).
 # --clock icount keeps 8 pairs and SCALE/CAP sizing (its cross-boot
 # spread is ~1 %).
-# --seconds T: the untraced transfers' target duration (wall clock only).
+# --seconds T: the untraced transfers' duration (wall clock only).
 # --no-tcp: leave out the TCP transfers and ping-pongs (loopback, wall
 # clock; h2g and icount have none: the lab kernels have no virtio-net,
 # and QEMU's user-mode networking would measure its slirp stack, not a
@@ -90,8 +99,8 @@
 # results/2026-12-01-h2g-icount, transfers idle ~100 % of guest time
 # counted up to 85 % more per byte than busy ones).
 # --quick: payloads 64 and 4K, tiny
-# transfers (wall: --seconds 0.04, at least 512 KiB: 64 B -> 512 KiB,
-# 4 KiB -> 4.0 MiB; icount: 64 B -> 512 KiB, 4 KiB -> 2 MiB: just above
+# transfers (wall: --seconds 0.1, ~1 MiB at 64 B even on a busy host;
+# icount: 64 B -> 512 KiB, 4 KiB -> 2 MiB: just above
 # the 256 KiB socket buffer), one pair, RTT at 64 B only: 91 s measured
 # before the TCP transfers, a few minutes on a busy host (make check /
 # make lab).
@@ -120,6 +129,7 @@ usage() { # usage [STATUS]: the header comment; 2 (to stderr) unless told
 
 STATES=(baseline p1-3 patched)
 QUICK=0 PAIRS= PAYLOADS= LABEL= OUT= SCALE= CAP= RTT_COUNT= TRACE=1 MODE=loopback
+TRACE_ROUNDS=
 CLOCK=wall XSECS= TCP=1 MAX_OTHER= MAX_STEAL= ISLEEP=
 RESUM=
 while [ $# -gt 0 ]; do
@@ -134,6 +144,7 @@ while [ $# -gt 0 ]; do
 	--cap) CAP=${2-}; shift ;;
 	--rtt-count) RTT_COUNT=${2-}; shift ;;
 	--no-trace) TRACE=0 ;;
+	--trace-rounds) TRACE_ROUNDS=${2-}; shift ;;
 	--clock) CLOCK=${2-}; shift ;;
 	--seconds) XSECS=${2-}; shift ;;
 	--no-tcp) TCP=0 ;;
@@ -349,7 +360,7 @@ if [ "$QUICK" = 1 ]; then
 	# a functional check on whatever host runs it: the rule is recorded,
 	# not applied (tests/experiment-quick.sh applies one to a copy)
 	: "${MAX_OTHER:=off}" "${MAX_STEAL:=off}"
-	[ "$CLOCK" = wall ] && : "${XSECS:=0.04}"
+	[ "$CLOCK" = wall ] && : "${XSECS:=0.1}"
 else
 	# icount: 8 pairs (its cross-boot spread is ~1 %); wall: the cover
 	# letter's 16
@@ -379,6 +390,14 @@ if [ -n "$XSECS" ]; then
 fi
 { [ "$MODE" = h2g ] || [ "$CLOCK" = icount ]; } && TCP=0
 [[ "$PAIRS" =~ ^[1-9][0-9]*$ ]] || { echo "${0##*/}: --pairs needs a positive number, not '$PAIRS'" >&2; exit 2; }
+# traced rounds: 4 AB/BA pairs in a wall-clock set, every round otherwise
+if [ -z "$TRACE_ROUNDS" ]; then
+	if [ "$CLOCK" = wall ] && [ "$QUICK" = 0 ]; then TRACE_ROUNDS=4; else TRACE_ROUNDS=$PAIRS; fi
+fi
+[[ "$TRACE_ROUNDS" =~ ^[0-9]+$ ]] || { echo "${0##*/}: --trace-rounds needs a number, not '$TRACE_ROUNDS'" >&2; exit 2; }
+[ "$TRACE" = 1 ] || TRACE_ROUNDS=0
+((TRACE_ROUNDS <= PAIRS)) || TRACE_ROUNDS=$PAIRS
+((TRACE_ROUNDS > 0)) || TRACE=0
 [[ "$SCALE" =~ ^[1-9][0-9]*$ ]] || { echo "${0##*/}: --scale needs a positive number, not '$SCALE'" >&2; exit 2; }
 [[ "$RTT_COUNT" =~ ^[1-9][0-9]*$ ]] || { echo "${0##*/}: --rtt-count needs a positive number, not '$RTT_COUNT'" >&2; exit 2; }
 # icount runs every vCPU in one host thread, with a plugin call per
@@ -396,47 +415,6 @@ for p in ${PAYLOADS//,/ }; do
 	PL+=("$b")
 done
 [ ${#PL[@]} -gt 0 ] || { echo "${0##*/}: no payloads" >&2; exit 2; }
-# Transfer sizes for --seconds T: bytes = T * the fastest state's rate
-# at that payload, measured on this host with it otherwise quiet: the
-# fastest single fixed or matched transfer of any state in the first two
-# rounds of a quiet wall-clock set, times 1.1 for the boot-to-boot spread,
-# Gbit/s, TCG wall clock.  h2g: results/2026-12-01-h2g-wall (whose own
-# transfers, sized from mean rates of the older -h2g-v2, ran 1.7-1.9 s
-# instead of 2).  Loopback: a loopback-wall run whose sizes, from
-# results/2026-11-30-quiet, made transfers of 1.1-3.1 s; it was stopped
-# after two rounds, its samples are in
-# results/2026-12-01-loopback-wall/sizing/ (the set itself ran with 0.704
-# at 1 KiB, read while one of those runs was still going).  So the
-# fastest kernel's transfer lasts about T and the others' longer; a
-# payload between two measured ones takes the larger one's rate, one
-# above 64K the 64K rate.  A busy host only makes transfers longer.
-# TCP is time-bounded instead (vb-sender --seconds T): its rates here
-# were never measured on a quiet host, and loopback TCP can be several
-# times faster than vsock.
-declare -A RATE
-if [ "$MODE" = h2g ]; then
-	RATE=([64]=0.105 [256]=0.387 [512]=0.703 [1024]=0.826 [4096]=1.174
-	      [8192]=1.228 [16384]=1.259 [65536]=1.276)
-else
-	RATE=([64]=0.116 [256]=0.386 [512]=0.531 [1024]=0.754 [4096]=1.265
-	      [8192]=1.725 [16384]=1.863 [65536]=2.689)
-fi
-rate_for() { # rate_for PAYLOAD: Gbit/s
-	local q
-	for q in 64 256 512 1024 4096 8192 16384 65536; do
-		((q >= $1)) && { echo "${RATE[$q]}"; return; }
-	done
-	echo "${RATE[65536]}"
-}
-XFER_BYTES=
-if [ -n "$XSECS" ]; then
-	for p in "${PL[@]}"; do
-		# whole writes, and at least 512 KiB: twice the socket buffer
-		b=$(awk -v r="$(rate_for "$p")" -v t="$XSECS" -v p="$p" \
-			'BEGIN { b = r * 1e9 / 8 * t; n = int((b + p - 1) / p); if (n * p < 524288) n = int((524288 + p - 1) / p); printf "%d", n * p }')
-		XFER_BYTES+="${XFER_BYTES:+ }$p:$b"
-	done
-fi
 # RTT sizes: those of 64, 256, 4096 that are payloads too (the summary
 # pairs values by payload).
 RTT=()
@@ -491,7 +469,7 @@ cmd="scripts/experiment.sh"
 [ "$QUICK" = 1 ] && cmd+=" --quick"
 [ "$MODE" = loopback ] || cmd+=" --mode $MODE"
 cmd+=" --pairs $PAIRS --payloads '${PAYLOADS//,/ }' --scale $SCALE --cap $CAP --rtt-count $RTT_COUNT"
-[ "$TRACE" = 1 ] || cmd+=" --no-trace"
+if [ "$TRACE" = 1 ]; then cmd+=" --trace-rounds $TRACE_ROUNDS"; else cmd+=" --no-trace"; fi
 [ "$CLOCK" = wall ] || cmd+=" --clock $CLOCK"
 [ "$CLOCK" = wall ] || cmd+=" --icount-sleep $ISLEEP"
 [ -z "$XSECS" ] || cmd+=" --seconds $XSECS"
@@ -500,7 +478,7 @@ cmd+=" --max-other $MAX_OTHER --max-steal $MAX_STEAL"
 cmd+=" --label $LABEL"
 experiment=$(jq -n --argjson s "$SCALE" --argjson c "$CAPB" --argjson n "$RTT_COUNT" \
 	--argjson w "$PP_WARMUP" --argjson t "$TRACE" --arg mode "$MODE" \
-	--arg clock "$CLOCK" --arg xsecs "$XSECS" --arg xbytes "$XFER_BYTES" \
+	--arg clock "$CLOCK" --arg xsecs "$XSECS" --argjson tr "$TRACE_ROUNDS" \
 	--argjson tcp "$TCP" --arg mo "$MAX_OTHER" --arg ms "$MAX_STEAL" --arg isl "$ISLEEP" \
 	'{mode: $mode, clock: $clock,
 	  icount_sleep: (if $clock == "icount" then $isl else null end),
@@ -512,12 +490,11 @@ experiment=$(jq -n --argjson s "$SCALE" --argjson c "$CAPB" --argjson n "$RTT_CO
 	  bytes_rule: "payload * scale, at most cap", scale: $s, cap_bytes: $c,
 	  receiver: "vb-recv pinned to vCPU 0 (blocking recv)",
 	  rtt_count: $n, rtt_warmup: $w, traced_run_per_payload: ($t == 1),
+	  traced_rounds: $tr,
 	  order: "round i: baseline, p1-3, patched; round i+1 reversed",
 	  transfer_seconds: (if $xsecs == "" then null else ($xsecs | tonumber) end),
-	  transfer_bytes: (if $xbytes == "" then null else
-	    ($xbytes | split(" ") | map(split(":") | {key: .[0], value: (.[1] | tonumber)}) | from_entries) end),
 	  transfer_sizing: (if $xsecs == "" then "payload * scale, at most cap"
-	    else "untraced vsock transfers (fixed, matched): transfer_seconds * the fastest state'"'"'s rate on a quiet host (the fastest transfer of 2 quiet rounds, times 1.1; loopback: results/2026-12-01-loopback-wall/sizing, h2g: results/2026-12-01-h2g-wall), whole writes, >= 512 KiB; TCP: time-bounded, vb-sender --seconds transfer_seconds; warm-up and traced: payload * scale, at most cap" end),
+	    else "untraced transfers (fixed, matched, TCP) time-bounded: the sender writes whole writes until transfer_seconds have passed (vb-sender --seconds; h2g: vhost-user-vsock send --seconds); warm-up and traced: payload * scale, at most cap" end),
 	  tcp: ($tcp == 1),
 	  tcp_note: (if $tcp == 1 then "tcp.P: the fixed transfer over TCP on 127.0.0.1 in the same guest (vb-sender/vb-recv --tcp, Nagle on, default buffers), same writes, receiver and pinning, time-bounded (or the same bytes without --seconds); TCP ping-pong at the RTT sizes"
 	    elif $mode == "h2g" then "no TCP column: the lab kernels have no virtio-net (CONFIG_VIRTIO_NET off); QEMU user networking (slirp) would measure slirp, not a virtio-net datapath comparable with vhost-user-vsock"
@@ -620,10 +597,12 @@ for ((r = 0; r < PAIRS; r++)); do
 		dir=$(printf 'runs/r%02d-%s' "$r" "$st")
 		rs=$(date +%s)
 		l0=$(cut -d' ' -f1 /proc/loadavg)
+		# traced transfers in the first TRACE_ROUNDS rounds only
+		traced=0
+		((r < TRACE_ROUNDS)) && traced=1
 		env=(PAYLOADS="${PL[*]}" SCALE="$SCALE" CAP="$CAPB" RTT_SIZES="${RTT[*]}"
-		     PP_COUNT="$RTT_COUNT" PP_WARMUP="$PP_WARMUP" TRACE="$TRACE"
-		     CLOCK="$CLOCK" XFER_BYTES="$XFER_BYTES" TCP="$TCP"
-		     TCP_SECONDS="$XSECS")
+		     PP_COUNT="$RTT_COUNT" PP_WARMUP="$PP_WARMUP" TRACE="$traced"
+		     CLOCK="$CLOCK" XFER_SECONDS="$XSECS" TCP="$TCP")
 		devargs=()
 		for e in "${env[@]}"; do devargs+=(-e "$e"); done
 		# The host's view of each transfer (scripts/xfer-watch.sh; in

@@ -23,8 +23,9 @@
 # host's busy/steal time and QEMU's and the back-end's CPU per transfer.
 #
 # Environment: VB_UDS, VB_OUTDIR, VB_GUEST_PID (from guest-run.sh -H);
-# PAYLOADS, SCALE, CAP, XFER_BYTES, RTT_SIZES, PP_COUNT, PP_WARMUP, TRACE,
-# WARMUP as given to the guest.  Output: VB_OUTDIR/host-samples.jsonl,
+# PAYLOADS, SCALE, CAP, XFER_SECONDS, RTT_SIZES, PP_COUNT, PP_WARMUP,
+# TRACE, WARMUP as given to the guest (XFER_SECONDS: the fixed and
+# matched transfers are `send --seconds`, the others SCALE/CAP bytes).  Output: VB_OUTDIR/host-samples.jsonl,
 # VB_OUTDIR/raw/host.*, VB_OUTDIR/host-xfer.tsv.
 # Exit 0 when every step worked, 1 otherwise (the others still run).
 set -uo pipefail
@@ -32,11 +33,13 @@ VB_ROOT=$(cd "$(dirname "$0")/.." && pwd)
 VU=$VB_ROOT/build/vhost-user-vsock
 : "${VB_UDS:?run me through scripts/guest-run.sh -U -H}"
 : "${VB_OUTDIR:?}" "${VB_GUEST_PID:?}" "${PAYLOADS:?}" "${SCALE:?}" "${CAP:?}"
-RTT_SIZES=${RTT_SIZES-} XFER_BYTES=${XFER_BYTES-}
+RTT_SIZES=${RTT_SIZES-} XFER_SECONDS=${XFER_SECONDS-}
 PP_COUNT=${PP_COUNT:-500} PP_WARMUP=${PP_WARMUP:-50} TRACE=${TRACE:-1}
 for n in $PAYLOADS $RTT_SIZES $SCALE $CAP $PP_COUNT $PP_WARMUP; do
 	[[ "$n" =~ ^[0-9]+$ ]] || { echo "h2g-host: bad number '$n'" >&2; exit 2; }
 done
+[ -z "$XFER_SECONDS" ] || [[ "$XFER_SECONDS" =~ ^[0-9]*\.?[0-9]+$ ]] ||
+	{ echo "h2g-host: XFER_SECONDS must be seconds, not '$XFER_SECONDS'" >&2; exit 2; }
 [ -x "$VU" ] || { echo "h2g-host: $VU missing (run make)" >&2; exit 2; }
 # raw/ is the guest's to create (through 9p): a host mkdir at the same
 # moment once made the guest's fail.  Nothing is written there before the
@@ -60,17 +63,15 @@ wait_listen() {
 	done
 }
 
-bytes_for() { # bytes_for PAYLOAD KIND: as tests/guest/experiment-run.sh
-	local b e
-	case $2 in
-	fixed|match)
-		for e in $XFER_BYTES; do
-			[ "${e%%:*}" = "$1" ] && { echo "${e#*:}"; return; }
-		done ;;
-	esac
+amount_for() { # amount_for PAYLOAD KIND: send's --bytes or --seconds, as the guest's
+	local b
+	if [ -n "$XFER_SECONDS" ] && [[ $2 == fixed || $2 == match ]]; then
+		echo "--seconds $XFER_SECONDS"
+		return
+	fi
 	b=$(($1 * SCALE))
 	((b <= CAP)) || b=$CAP
-	echo "$b"
+	echo "--bytes $b"
 }
 
 # send NAME PAYLOAD: the host sender of the guest's next transfer
@@ -78,7 +79,8 @@ send() {
 	port=$((port + 1))
 	local TIMEFORMAT='%3U %3S %3R' rc
 	wait_listen "$raw/$1.rx.out" "$port" || return 1
-	{ time "$VU" send --uds "$VB_UDS" --port "$port" --bytes "$(bytes_for "$2" "${1%%.*}")" \
+	# shellcheck disable=SC2046 # amount_for's two words
+	{ time "$VU" send --uds "$VB_UDS" --port "$port" $(amount_for "$2" "${1%%.*}") \
 		--buf-size "$2" --retry 10 >"$raw/host.$1.tx.out" 2>&1; } 2>"$raw/host.$1.time"
 	rc=$?
 	[ $rc -eq 0 ] || fail "$1 (port $port): sender exited $rc: $(tail -n 1 "$raw/host.$1.tx.out")"

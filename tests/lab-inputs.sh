@@ -149,6 +149,8 @@ expect "experiment: --seconds with icount" 2 "--seconds sizes wall-clock transfe
 	"$ROOT/scripts/experiment.sh" --clock icount --seconds 2 --out "$tmp/exp"
 expect "experiment: bad exclusion limit" 2 "--max-other/--max-steal need a number or 'off', not 'lots'" \
 	"$ROOT/scripts/experiment.sh" --max-other lots --out "$tmp/exp"
+expect "experiment: bad --trace-rounds" 2 "--trace-rounds needs a number, not 'some'" \
+	"$ROOT/scripts/experiment.sh" --trace-rounds some --out "$tmp/exp"
 expect "vb-sender: --bytes and --seconds" 2 "give --bytes or --seconds, not both" \
 	"$ROOT/build/vb-sender" --tcp --bytes 1M --seconds 1
 expect "vb-sender: --cid with --tcp" 2 "--cid is the vsock peer: not with --tcp" \
@@ -161,6 +163,10 @@ expect "xfer-watch outside the runner" 2 "run me through scripts/guest-run.sh -H
 	env -u VB_OUTDIR "$ROOT/scripts/xfer-watch.sh"
 expect "h2g host half outside the runner" 1 "run me through scripts/guest-run.sh -U -H" \
 	env -u VB_UDS "$ROOT/scripts/h2g-host.sh"
+# (refused before it starts the host watcher or connects anywhere)
+expect "h2g host half: bad XFER_SECONDS" 2 "XFER_SECONDS must be seconds, not 'soon'" \
+	env VB_UDS=/nonexistent VB_OUTDIR="$tmp" VB_GUEST_PID=$$ PAYLOADS=64 SCALE=1 CAP=1 \
+	XFER_SECONDS=soon "$ROOT/scripts/h2g-host.sh"
 mkdir -p "$tmp/notaset"
 echo '{"format":"something-else"}' >"$tmp/notaset/summary.json"
 expect "compare-sets: not a summary" 1 "notaset/summary.json: not a vsockbatch experiment summary" \

@@ -11,14 +11,11 @@
 #   PAYLOADS   write sizes in bytes, e.g. "64 256 4096"      (required)
 #   SCALE      transfer bytes per payload byte (bytes = payload * SCALE)
 #   CAP        upper bound of a transfer, bytes
-#   XFER_BYTES "PAYLOAD:BYTES ..." sizes of the untraced transfers (fixed,
-#              matched, TCP; experiment.sh sizes them from measured rates
-#              so that each lasts >= its target); payloads not listed,
-#              the warm-up and the traced transfers use SCALE/CAP
-#   TCP_SECONDS  the TCP transfers' duration (vb-sender --seconds: TCP's
-#              rates on a quiet host were never measured, and a transfer
-#              sized for vsock may be over in a fraction of it); unset:
-#              the vsock fixed transfer's bytes
+#   XFER_SECONDS  wall clock: the untraced transfers (fixed, matched, TCP)
+#              are time-bounded, whole writes for this many seconds
+#              (vb-sender --seconds; h2g: the host's sender), so each lasts
+#              T on every kernel; unset: SCALE/CAP bytes (icount, which
+#              needs fixed work, and every warm-up and traced transfer)
 #   TCP        1 (default): the fixed transfer once more over TCP on
 #              127.0.0.1, and the ping-pongs over TCP too; wall clock,
 #              loopback mode only (the lab kernels have no virtio-net;
@@ -74,11 +71,16 @@ TRACE=${TRACE:-1}
 STATE=${STATE:-unknown}
 MODE=${MODE:-loopback}
 CLOCK=${CLOCK:-wall}
-XFER_BYTES=${XFER_BYTES-}
+XFER_SECONDS=${XFER_SECONDS-}
 TCP=${TCP:-1}
 { [ "$MODE" = h2g ] || [ "$CLOCK" = icount ]; } && TCP=0
 case $MODE in loopback|h2g) ;; *) echo "experiment-run: MODE must be loopback or h2g, not '$MODE'"; exit 2 ;; esac
 case $CLOCK in wall|icount) ;; *) echo "experiment-run: CLOCK must be wall or icount, not '$CLOCK'"; exit 2 ;; esac
+case $XFER_SECONDS in
+*[!0-9.]*|*.*.*|.) echo "experiment-run: XFER_SECONDS must be seconds, not '$XFER_SECONDS'"; exit 2 ;;
+esac
+[ -z "$XFER_SECONDS" ] || [ "$CLOCK" = wall ] ||
+	{ echo "experiment-run: XFER_SECONDS is for wall clock; icount counts fixed work"; exit 2; }
 mkdir -p "$out/raw" "$out/traced" || exit 1
 samples=$out/samples.jsonl
 : >"$samples"
@@ -152,16 +154,16 @@ stat_samples() {
 	return 0
 }
 
-bytes_for() { # bytes_for PAYLOAD KIND: XFER_BYTES's size, or SCALE/CAP
-	case $2 in
-	fixed|match|tcp)
-		for e in $XFER_BYTES; do
-			[ "${e%%:*}" = "$1" ] && { echo "${e#*:}"; return; }
-		done ;;
-	esac
+bytes_for() { # bytes_for PAYLOAD: the byte-sized transfers' bytes
 	b=$(($1 * SCALE))
 	[ "$b" -le "$CAP" ] || b=$CAP
 	echo "$b"
+}
+
+# timed KIND: true when a transfer of KIND (fixed, match, tcp, warmup,
+# traced) is time-bounded
+timed() {
+	[ -n "$XFER_SECONDS" ] && case $1 in fixed|match|tcp) true ;; *) false ;; esac
 }
 
 # stream_h2g NAME PAYLOAD TRACED RECV_ARGS...: the receiver of a host
@@ -169,7 +171,9 @@ bytes_for() { # bytes_for PAYLOAD KIND: XFER_BYTES's size, or SCALE/CAP
 stream_h2g() {
 	name=$1 p=$2 traced=$3
 	shift 3
-	set -- vb-recv --port $port --cpu 0 --expect-bytes "$bytes" "$@"
+	# time-bounded: the host's sender decides the bytes
+	timed "${name%%.*}" || set -- --expect-bytes "$bytes" "$@"
+	set -- vb-recv --port $port --cpu 0 "$@"
 	if [ "$traced" = 1 ]; then
 		set -- vsockbatch record -m full -o "$out/traced/$p.json" \
 			--label "payload=$p" --label "state=$STATE" \
@@ -205,7 +209,7 @@ stream() {
 stream_one() {
 	name=$1 p=$2 traced=$3
 	shift 3
-	bytes=$(bytes_for "$p" "${name%%.*}")
+	bytes=$(bytes_for "$p")
 	port=$((port + 1))
 	rx=$out/raw/$name.rx.out
 	tx=$out/raw/$name.tx.out
@@ -219,11 +223,11 @@ stream_one() {
 		return
 	fi
 	peer="--cid 1" amount="--bytes $bytes" expect="--expect-bytes $bytes"
+	timed "${name%%.*}" && amount="--seconds $XFER_SECONDS" expect=
 	case $name in
 	tcp.*)
 		set -- --tcp "$@"
-		peer=--tcp
-		[ -z "${TCP_SECONDS:-}" ] || { amount="--seconds $TCP_SECONDS"; expect=; } ;;
+		peer=--tcp ;;
 	esac
 	vb-recv --port $port --cpu 0 $expect "$@" >"$rx" 2>&1 &
 	rpid=$!
@@ -257,7 +261,11 @@ stream_one() {
 	echo "scale: $SCALE cap: $CAP rtt: $RTT_SIZES x $PP_COUNT (+$PP_WARMUP warm-up)"
 	echo "trace: $TRACE"
 	echo "clock: $CLOCK"
-	echo "xfer bytes: ${XFER_BYTES:-(payload * scale, at most cap)}"
+	if [ -n "$XFER_SECONDS" ]; then
+		echo "untraced transfers: $XFER_SECONDS s each (time-bounded)"
+	else
+		echo "untraced transfers: payload * scale bytes, at most cap"
+	fi
 	echo "tcp: $TCP"
 } >"$out/env.txt"
 say "$(uname -r), state $STATE, mode $MODE, payloads: $PAYLOADS"
@@ -298,7 +306,7 @@ for p in $PAYLOADS; do
 		b1=$(cpu_busy)
 		sample "$p" tput_fixed_gbps "$(jval "$rx" vb-recv gbps)"
 		sample "$p" recv_calls_fixed "$(jval "$rx" vb-recv recv_calls)"
-		stat_samples "$p" "$bytes" "$b0" "$b1"
+		stat_samples "$p" "$(jval "$rx" vb-recv bytes)" "$b0" "$b1"
 	fi
 	if stream "match.$p" "$p" 0 --recv-size match --buf-size "$p"; then
 		sample "$p" tput_match_gbps "$(jval "$rx" vb-recv gbps)"

@@ -1087,6 +1087,14 @@ static void test_pkt_per_conn_device_cap(void **state)
 	pkt_cap_check("CONNECT 99 1000\n", 64);
 }
 
+static uint64_t ms_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 /* Start `vhost-user-vsock SUBCOMMAND ARGS...` against this back-end. */
 static pid_t spawn_tool(const char *const *args)
 {
@@ -1152,6 +1160,40 @@ static void test_send_tool(void **state)
 	assert_int_equal(rcvd, 200000);
 	assert_true(full >= 1900);
 	assert_int_equal(tool_status(pid), 0);
+}
+
+/*
+ * Time-bounded send (--seconds, the experiment's wall-clock transfers):
+ * paced to 1 MB/s it stops after ~0.25 s, at a write boundary, with the
+ * checked stream intact, and reports what it sent.
+ */
+static void test_send_tool_seconds(void **state)
+{
+	const char *args[] = { "send", "--uds", F.uds, "--port", "76", "--seconds", "0.25",
+			       "--rate", "1M", "--buf-size", "100", NULL };
+	static uint8_t got[RXBUF], want[RXBUF];
+	uint64_t key = stress_flow_key(1, 0), t0, ms;
+	uint32_t rcvd = 0;
+	struct vsock_hdr h;
+	pid_t pid;
+
+	(void)state;
+	pid = spawn_tool(args);
+	assert_true(pid > 0);
+	accept_host_request(76, 1 << 20, 5000);
+	t0 = ms_now();
+	while (rx_next(&h, got, 5000) && h.op == VSOCK_OP_RW) {
+		stress_fill(key, rcvd, want, h.len);
+		assert_memory_equal(got, want, h.len);
+		rcvd += h.len;
+	}
+	ms = ms_now() - t0;
+	assert_int_equal(h.op, VSOCK_OP_SHUTDOWN);
+	assert_int_equal(tool_status(pid), 0);
+	/* whole writes; at 1 MB/s 0.25 s is ~250 KB, well under the credit */
+	assert_int_equal(rcvd % 100, 0);
+	assert_true(rcvd >= 100000 && rcvd < (1u << 20));
+	assert_true(ms >= 200 && ms < 3000);
 }
 
 /* Nobody ever listens: send gives up after --retry with status 1. */
@@ -1247,6 +1289,9 @@ static void test_tool_usage(void **state)
 		{ "send", "--uds", "/nonexistent", "--bytes", "1", NULL },		/* no --port */
 		{ "send", "--uds", "/x", "--port", "x", "--bytes", "1", NULL },
 		{ "send", "--uds", "/x", "--port", "1", "--bytes", "1", "--pkt-size", NULL },
+		{ "send", "--uds", "/x", "--port", "1", NULL },			/* no amount */
+		{ "send", "--uds", "/x", "--port", "1", "--bytes", "1", "--seconds", "1", NULL },
+		{ "send", "--uds", "/x", "--port", "1", "--seconds", "0", NULL },
 		{ "pingpong", "--uds", "/x", "--port", "1", "--retry", "soon", NULL },
 		{ "pingpong", "--uds", "/x", NULL },					/* no --port */
 		{ "pingpong", "--uds", "/x", "--port", "1", "--count", "0", NULL },
@@ -1548,14 +1593,6 @@ static int setup_limits(void **state)
 	r = setup(state);
 	extra_args[0] = NULL;
 	return r;
-}
-
-static uint64_t ms_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /*
@@ -2152,6 +2189,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_pkt_per_conn, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pkt_per_conn_device_cap, setup_pkt64, teardown),
 		cmocka_unit_test_setup_teardown(test_send_tool, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_send_tool_seconds, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_send_tool_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pingpong_tool, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_conn_cap, setup, teardown),

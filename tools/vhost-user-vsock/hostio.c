@@ -42,14 +42,16 @@
 static void io_usage(FILE *f)
 {
 	fprintf(f,
-"Usage: " PROG " send --uds PATH --port PORT --bytes SIZE [--buf-size SIZE]\n"
-"            [--pkt-size SIZE] [--rate SIZE] [--seed N] [--retry SECONDS]\n"
+"Usage: " PROG " send --uds PATH --port PORT (--bytes SIZE | --seconds T)\n"
+"            [--buf-size SIZE] [--pkt-size SIZE] [--rate SIZE] [--seed N]\n"
+"            [--retry SECONDS]\n"
 "       " PROG " pingpong --uds PATH --port PORT [--size SIZE] [--count N]\n"
 "            [--warmup N] [--retry SECONDS]\n"
 "       " PROG " recv --listen PATH [--expect-bytes SIZE] [--seed N] [--verify]\n"
 "            [--close-after SIZE]\n"
 "send: connect to the back-end's host endpoint PATH, 'CONNECT PORT PKT', write\n"
-"      SIZE bytes of the checked stream in --buf-size writes (default 64K), close.\n"
+"      SIZE bytes of the checked stream in --buf-size writes (default 64K), close;\n"
+"      --seconds: whole writes until T seconds have passed (checked every 64K).\n"
 "      --pkt-size caps each packet to the guest (default: the write size, at\n"
 "      most 64K: one packet per write, as vhost-vsock does; 0: no cap asked).\n"
 "      --rate paces the writes to at most SIZE bytes per second.\n"
@@ -237,6 +239,7 @@ int hostio_send(int argc, char **argv)
 		{ "uds", required_argument, NULL, 'u' },
 		{ "port", required_argument, NULL, 'p' },
 		{ "bytes", required_argument, NULL, 'b' },
+		{ "seconds", required_argument, NULL, 'T' },
 		{ "buf-size", required_argument, NULL, 's' },
 		{ "pkt-size", required_argument, NULL, 'P' },
 		{ "rate", required_argument, NULL, 'R' },
@@ -247,7 +250,8 @@ int hostio_send(int argc, char **argv)
 	};
 	struct host_target t = { .port = UINT64_MAX };
 	uint64_t bytes = UINT64_MAX, bufsz = 64 << 10, seed = 1, rate = 0;
-	uint64_t pkt = UINT64_MAX, off = 0, chunk, t0, t1, key;
+	uint64_t pkt = UINT64_MAX, off = 0, chunk, t0, t1, key, limit_ns = 0;
+	double seconds = 0;
 	struct bench_json j;
 	uint32_t crc = 0, host_port;
 	uint8_t *buf;
@@ -259,6 +263,11 @@ int hostio_send(int argc, char **argv)
 		case 'b':
 			if (bench_parse_size(optarg, &bytes))
 				return bad("bytes", optarg);
+			break;
+		case 'T':
+			if (bench_parse_seconds(optarg, &seconds) || seconds <= 0 ||
+			    seconds > 86400)
+				return bad("seconds", optarg);
 			break;
 		case 's':
 			if (bench_parse_size(optarg, &bufsz) || !bufsz || bufsz > (64 << 20))
@@ -282,11 +291,18 @@ int hostio_send(int argc, char **argv)
 				return r;
 		}
 	}
-	if (optind < argc || !t.path || t.port == UINT64_MAX || bytes == UINT64_MAX) {
-		fprintf(stderr, PROG " send: --uds, --port and --bytes are required\n");
+	if (optind < argc || !t.path || t.port == UINT64_MAX ||
+	    (bytes == UINT64_MAX && seconds == 0)) {
+		fprintf(stderr, PROG " send: --uds, --port and --bytes or --seconds are required\n");
 		io_usage(stderr);
 		return 2;
 	}
+	if (bytes != UINT64_MAX && seconds > 0) {
+		fprintf(stderr, PROG " send: give --bytes or --seconds, not both\n");
+		return 2;
+	}
+	if (seconds > 0)
+		limit_ns = (uint64_t)(seconds * 1e9);
 	if (pkt == UINT64_MAX)
 		pkt = bufsz < HOSTIO_PKT_MAX ? bufsz : HOSTIO_PKT_MAX;
 	/*
@@ -310,6 +326,13 @@ int hostio_send(int argc, char **argv)
 	t0 = bench_now_ns();
 	while (off < bytes) {
 		size_t len = bytes - off < chunk ? bytes - off : chunk, i;
+
+		/*
+		 * Time-bounded: stop at a chunk boundary (whole writes) once
+		 * the time is up; one clock read per chunk, not per write.
+		 */
+		if (limit_ns && bench_now_ns() - t0 >= limit_ns)
+			break;
 
 		stress_fill(key, off, buf, len);
 		crc = stress_crc32c(crc, buf, len);
@@ -340,6 +363,8 @@ int hostio_send(int argc, char **argv)
 	bench_json_u64(&j, "buf_size", bufsz);
 	bench_json_u64(&j, "pkt_size", pkt);
 	bench_json_u64(&j, "bytes", off);
+	if (limit_ns)
+		bench_json_double(&j, "seconds_target", seconds);
 	bench_json_double(&j, "seconds", (t1 - t0) / 1e9);
 	bench_json_double(&j, "gbps", bench_gbps(off, t1 - t0));
 	bench_json_end(&j);
