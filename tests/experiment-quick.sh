@@ -130,6 +130,11 @@ for d in $(jq -r '.runs[].dir' "$m" 2>/dev/null); do
 			all(.[]; (.host_s > 0) and (.busy_cores >= 0 and .busy_cores <= $n + 0.01) and
 			    (.steal_pct >= 0 and .steal_pct <= 100) and .qemu_cores >= 0 and
 			    .other_cores >= 0 and (.sender_cores | type) == "number" and (.backend_cores | type) == "number")' "$r/host-xfer.jsonl"
+	# counts, so >= 0 (a short transfer may never make either side wait)
+	check "$d: sleeps per MiB of the receiver$([ "$MODE" = h2g ] || echo ' and the sender') at both payloads" \
+		jq -e -s --arg h2g "$([ "$MODE" = h2g ] && echo 1 || echo 0)" '
+			([.[] | select(.metric == "rx_nvcsw_per_mib")] | length == 2 and all(.[]; .value >= 0)) and
+			([.[] | select(.metric == "tx_nvcsw_per_mib")] | if $h2g == "1" then length == 0 else length == 2 and all(.[]; .value >= 0) end)' "$r/samples.jsonl"
 	check "$d: samples of transfers name their transfer (xfer)" \
 		jq -e -s 'all(.[] | select(.metric == "tput_fixed_gbps" or .metric == "tput_match_gbps"); (.xfer | test("^(fixed|match)\\.[0-9]+$")))' "$r/samples.jsonl"
 	if [ "$MODE$CLOCK" = loopbackwall ]; then

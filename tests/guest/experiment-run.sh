@@ -154,6 +154,22 @@ stat_samples() {
 	return 0
 }
 
+# ctxsw_samples PAYLOAD: the fixed transfer's sleeps per MiB received,
+# untraced: the receiver's voluntary context switches (each a sleep in
+# recv() ended by a wake-up from the RX path) and, over loopback, the
+# sender's (waits for credit); getrusage deltas over the transfer loop
+# (vb-recv, vb-sender "nvcsw")
+ctxsw_samples() {
+	cb=$(jval "$rx" vb-recv bytes) cn=$(jval "$rx" vb-recv nvcsw)
+	case $cb in ''|0) return ;; esac
+	[ -n "$cn" ] || { fail "payload $1: vb-recv printed no nvcsw"; return; }
+	sample "$1" rx_nvcsw_per_mib "$(awk -v n="$cn" -v b="$cb" 'BEGIN { printf "%.4f", n * 1048576 / b }')"
+	[ "$MODE" = h2g ] && return
+	cn=$(jval "$tx" vb-sender nvcsw)
+	[ -n "$cn" ] || { fail "payload $1: vb-sender printed no nvcsw"; return; }
+	sample "$1" tx_nvcsw_per_mib "$(awk -v n="$cn" -v b="$cb" 'BEGIN { printf "%.4f", n * 1048576 / b }')"
+}
+
 bytes_for() { # bytes_for PAYLOAD: the byte-sized transfers' bytes
 	b=$(($1 * SCALE))
 	[ "$b" -le "$CAP" ] || b=$CAP
@@ -307,6 +323,7 @@ for p in $PAYLOADS; do
 		sample "$p" tput_fixed_gbps "$(jval "$rx" vb-recv gbps)"
 		sample "$p" recv_calls_fixed "$(jval "$rx" vb-recv recv_calls)"
 		stat_samples "$p" "$(jval "$rx" vb-recv bytes)" "$b0" "$b1"
+		ctxsw_samples "$p"
 	fi
 	if stream "match.$p" "$p" 0 --recv-size match --buf-size "$p"; then
 		sample "$p" tput_match_gbps "$(jval "$rx" vb-recv gbps)"

@@ -179,6 +179,38 @@ static void test_json_tool_cpu(void **state)
 	free(out);
 }
 
+/*
+ * Context switches between two snapshots: a sleep is a voluntary one
+ * (at least one, whatever else the test runner did), printed as a delta.
+ */
+static void test_json_ctxsw(void **state)
+{
+	struct bench_ctxsw a, b;
+	struct bench_json j;
+	char *out = NULL;
+	size_t len = 0;
+	long v = -1, iv = -1;
+	FILE *f;
+
+	(void)state;
+	bench_ctxsw_now(&a);
+	usleep(2000);
+	bench_ctxsw_now(&b);
+	assert_true(b.nvcsw >= a.nvcsw + 1);
+	assert_true(b.nivcsw >= a.nivcsw);
+	f = open_memstream(&out, &len);
+	assert_non_null(f);
+	bench_json_begin_tool(&j, f, "vb-x");
+	bench_json_ctxsw(&j, &a, &b);
+	bench_json_end(&j);
+	fclose(f);
+	assert_int_equal(sscanf(out, "{\"tool\":\"vb-x\",\"format\":1,\"nvcsw\":%ld,\"nivcsw\":%ld}",
+				&v, &iv), 2);
+	assert_int_equal(v, b.nvcsw - a.nvcsw);
+	assert_int_equal(iv, b.nivcsw - a.nivcsw);
+	free(out);
+}
+
 /* The good paths only: every bad one exits 2 (checked by running the
  * programs with bad arguments). */
 static void test_args_next(void **state)
@@ -302,6 +334,7 @@ int main(void)
 		cmocka_unit_test(test_gbps_clock),
 		cmocka_unit_test(test_json_line),
 		cmocka_unit_test(test_json_tool_cpu),
+		cmocka_unit_test(test_json_ctxsw),
 		cmocka_unit_test(test_args_next),
 		cmocka_unit_test(test_args_tcp),
 		cmocka_unit_test(test_pingpong_run),

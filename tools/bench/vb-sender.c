@@ -61,6 +61,7 @@ int main(int argc, char **argv)
 	uint64_t cid = 0, bytes = 64ULL << 20, buf_size = 128 << 10;
 	uint64_t vsk_eff = 0, calls = 0, ns_send = 0;
 	uint64_t sent = 0, t0, t1, clock_step;
+	struct bench_ctxsw cs, ce;
 	int have_cid = 0, have_bytes = 0, fd, err, c;
 	double seconds = 0;
 	struct bench_args a;
@@ -128,6 +129,7 @@ int main(int argc, char **argv)
 
 	/* measured before the run: it spins for a few clock steps */
 	clock_step = bench_clock_step_ns();
+	bench_ctxsw_now(&cs);
 	t0 = bench_now_ns();
 	while (sent < bytes) {
 		/* time-bounded: whole writes until the deadline */
@@ -144,6 +146,7 @@ int main(int argc, char **argv)
 		sent += n;
 	}
 	t1 = bench_now_ns();
+	bench_ctxsw_now(&ce);
 	if (close(fd)) {
 		fprintf(stderr, PROG ": close: %s\n", strerror(errno));
 		return 1;
@@ -174,6 +177,7 @@ int main(int argc, char **argv)
 	bench_json_double(&j, "gbps_loop", bench_gbps(sent, t1 - t0));
 	bench_json_double(&j, "gbps_in_send", bench_gbps(sent, ns_send));
 	bench_json_u64(&j, "clock_step_ns", clock_step);
+	bench_json_ctxsw(&j, &cs, &ce);
 	bench_json_end_cpu(&j, &a);
 	free(buf);
 	return 0;

@@ -1130,6 +1130,10 @@ static void md_comparison(FILE *f, const struct set *s, const struct comp *c,
 	if (full) {
 		md_table(f, s, c, SUM_M_RECV_FIXED, SUM_M_NR,
 			 "recv() calls with the 64K receiver");
+		md_table(f, s, c, SUM_M_RX_NVCSW, SUM_M_NR,
+			 "Reader wake-ups: the receiver's sleeps in recv() per MiB (voluntary context switches, getrusage), 64K receiver, untraced");
+		md_table(f, s, c, SUM_M_TX_NVCSW, SUM_M_NR,
+			 "Sender waits: the loopback sender's sleeps per MiB (voluntary context switches: credit or buffer waits), untraced");
 		md_table(f, s, c, SUM_M_RTT_MEAN, SUM_M_NR,
 			 "Request-response latency, ping-pong mean RTT");
 		md_table(f, s, c, SUM_M_RTT_P50, SUM_M_NR, "Ping-pong RTT p50");

@@ -51,6 +51,8 @@ enum sum_metric {
 	SUM_M_EFF_RX,		/* untraced: Gbit/s per busy RX worker vCPU (h2g) */
 	SUM_M_EFF_TCP,		/* TCP: Gbit/s per busy vCPU */
 	SUM_M_RTT_TCP_MEAN,	/* ping-pong RTT over TCP, us */
+	SUM_M_RX_NVCSW,		/* receiver's sleeps (voluntary switches) per MiB */
+	SUM_M_TX_NVCSW,		/* loopback sender's sleeps per MiB */
 	SUM_M_NR
 };
 

@@ -71,6 +71,10 @@ const struct sum_metric_info sum_metrics[SUM_M_NR] = {
 				"TCP throughput per busy vCPU, all vCPUs, untraced (/proc/stat)", false },
 	[SUM_M_RTT_TCP_MEAN] = { "rtt_tcp_mean_us", "us",
 				"ping-pong RTT over TCP on 127.0.0.1, mean", false },
+	[SUM_M_RX_NVCSW] = { "rx_nvcsw_per_mib", "sleeps/MiB",
+				"receiver's voluntary context switches (sleeps in recv(), each ended by a wake-up) per MiB, 64 KiB recv(), untraced", false },
+	[SUM_M_TX_NVCSW] = { "tx_nvcsw_per_mib", "sleeps/MiB",
+				"sender's voluntary context switches (waits for credit) per MiB, loopback, untraced", false },
 };
 
 bool sum_xfer_excluded(double other_cores, double steal_pct,

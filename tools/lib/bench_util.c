@@ -13,6 +13,7 @@
 #include <time.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/resource.h>
 
 #include "bench_util.h"
 
@@ -374,6 +375,24 @@ int bench_args_pin(const struct bench_args *a)
 		fprintf(stderr, "%s: cannot pin to CPU %llu: %s\n", a->prog,
 			(unsigned long long)a->cpu, strerror(-err));
 	return err;
+}
+
+void bench_ctxsw_now(struct bench_ctxsw *c)
+{
+	struct rusage ru;
+
+	memset(c, 0, sizeof(*c));
+	if (getrusage(RUSAGE_SELF, &ru))
+		return;
+	c->nvcsw = ru.ru_nvcsw;
+	c->nivcsw = ru.ru_nivcsw;
+}
+
+void bench_json_ctxsw(struct bench_json *j, const struct bench_ctxsw *from,
+		      const struct bench_ctxsw *to)
+{
+	bench_json_i64(j, "nvcsw", (int64_t)(to->nvcsw - from->nvcsw));
+	bench_json_i64(j, "nivcsw", (int64_t)(to->nivcsw - from->nivcsw));
 }
 
 void bench_json_end_cpu(struct bench_json *j, const struct bench_args *a)

@@ -161,6 +161,24 @@ const char *bench_transport_name(const struct bench_args *a);
 /* Pin to --cpu if given; 0, or -errno after "PROG: cannot pin to CPU N: reason". */
 int bench_args_pin(const struct bench_args *a);
 
+/* A process's context switch counts at one instant (getrusage). */
+struct bench_ctxsw {
+	long nvcsw;	/* voluntary: it blocked */
+	long nivcsw;	/* involuntary: it was preempted */
+};
+
+/* The counts now; zeros if getrusage fails (it cannot for RUSAGE_SELF). */
+void bench_ctxsw_now(struct bench_ctxsw *c);
+
+/*
+ * "nvcsw" and "nivcsw": this process's voluntary and involuntary context
+ * switches from @from to @to.  A blocking receiver's voluntary switches
+ * are its sleeps in recv(), each ended by a wake-up; a sender's, its
+ * waits for credit or buffer space.  Untraced mechanism counts.
+ */
+void bench_json_ctxsw(struct bench_json *j, const struct bench_ctxsw *from,
+		      const struct bench_ctxsw *to);
+
 /* "cpu" (if --cpu was given) and bench_json_end(): how every line ends. */
 void bench_json_end_cpu(struct bench_json *j, const struct bench_args *a);
 
