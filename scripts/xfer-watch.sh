@@ -66,14 +66,25 @@ snap() {
 	echo "$t $((u + n + s + i + w + q + sq + st)) $((u + n + s + q + sq)) $st $(ticks "$qpid") $(ticks "$bpid")"
 }
 
-printf 'name\tt_begin\tt_end\td_total\td_busy\td_steal\td_qemu\td_backend\tncpu\n' >"$out"
+# The file is created at the first transfer, not at start: the run
+# directory is the guest's 9p mount, and a file created there from the
+# host while the guest sets it up (mkdir -p /results/raw) is the one
+# suspect for a guest mkdir that once failed with ENOENT
+# (results/2026-12-01-loopback-wall, r12-patched; h2g-host.sh waits for
+# the guest the same way).  By the first VB-XFER line the guest's setup
+# is done.
+header() {
+	[ -e "$out" ] ||
+		printf 'name\tt_begin\tt_end\td_total\td_busy\td_steal\td_qemu\td_backend\tncpu\n' >"$out"
+}
 declare -A begin
 while IFS= read -r line; do
 	line=${line%$'\r'}
 	case $line in
 	*"VB-XFER begin "*)
 		find_pids
-		begin[${line##*VB-XFER begin }]=$(snap) ;;
+		begin[${line##*VB-XFER begin }]=$(snap)
+		header ;;
 	*"VB-XFER end "*)
 		now=$(snap)
 		name=${line##*VB-XFER end }
@@ -87,4 +98,5 @@ while IFS= read -r line; do
 	*"VB-XFER done"*) break ;;
 	esac
 done < <(tail -n +1 -F --pid="$VB_GUEST_PID" "$log" 2>/dev/null)
+header
 exit 0
