@@ -54,11 +54,11 @@
 # cost a same-boot ratio, which 4 pairs resolve.  Tracing every round
 # took 16-23 s of each 75-99 s loopback run
 # (results/2026-12-01-loopback-wall).
-# Time budget (quiet host, measured): loopback 68:52 min with every
-# round traced and byte-sized transfers (results/2026-12-01-loopback-wall),
-# over the ~60 min target; h2g 44 min (results/2026-12-01-h2g-wall,
-# byte-sized 1.7-1.9 s transfers).  With time-bounded transfers and 4
-# traced rounds: see README, "How long things take".
+# Time budget (quiet host, measured with these defaults): loopback
+# 47:56 min (results/2026-12-01-loopback-wall-timed: 48 runs of ~54 s,
+# ~76 s in the traced rounds), h2g 34:19 min
+# (results/2026-12-01-h2g-wall-timed); with byte-sized transfers and
+# every round traced they took 68:52 and 44 min.
 # Under a load average of 8-9 a run of the old 8-pair design took up to
 # 157 s and its results drowned in noise (results/2026-11-30-default).
 # --clock icount keeps 8 pairs and SCALE/CAP sizing (its cross-boot
