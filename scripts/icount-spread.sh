@@ -91,6 +91,60 @@ summarize() {
 		printf "| %s | %s B | %s (%s) | %d in %d boots | %.3f | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, sz($2 * $3),
 			$4, $5, $6, f($7), f(pred), f($8), f($9), f($10), f($11)
 	}' "$1/spread.tsv" >"$1/table.md"
+	ctxsw "$1"
+}
+
+# ctxsw DIR: each transfer's context switches (vb-sender's and vb-recv's
+# nvcsw/nivcsw, getrusage over the transfer loop) beside its instruction
+# count: ctxsw.tsv, and ctxsw.md with, per kernel, payload and length,
+# the sender's involuntary switches per packet (the loopback worker,
+# woken on the sender's vCPU by every send, preempting it), their CV,
+# and how the instruction count goes with them: Pearson r over the
+# transfers and the least-squares slope in instructions per switch.
+# Sets from before the tools printed these fields get neither file.
+ctxsw() {
+	local d=$1 k b st pl np by ins i0 i1 tx rx
+	tail -n +2 "$d/steps-insns.tsv" | while IFS=$'\t' read -r k b st pl np by ins i0 i1; do
+		tx=$(grep -h '^{"tool":"vb-sender"' "$d/$k-b$b/r$st.tx" 2>/dev/null | tail -n 1)
+		rx=$(grep -h '^{"tool":"vb-recv"' "$d/$k-b$b/r$st.rx" 2>/dev/null | tail -n 1)
+		jq -e 'has("nivcsw")' <<<"$tx" >/dev/null 2>&1 && jq -e 'has("nvcsw")' <<<"$rx" >/dev/null 2>&1 || continue
+		jq -r -n --argjson tx "$tx" --argjson rx "$rx" --arg row "$k	$b	$st	$pl	$np	$by	$ins" \
+			'"\($row)\t\($tx.nvcsw)\t\($tx.nivcsw)\t\($rx.nvcsw)\t\($rx.nivcsw)"'
+	done >"$d/ctxsw.tsv.tmp"
+	if [ ! -s "$d/ctxsw.tsv.tmp" ]; then
+		rm -f "$d/ctxsw.tsv.tmp"
+		return 0
+	fi
+	{ printf 'kernel\tboot\tstep\tpayload\tpackets\tbytes\tinsns\ttx_nvcsw\ttx_nivcsw\trx_nvcsw\trx_nivcsw\n'
+	  cat "$d/ctxsw.tsv.tmp"; } >"$d/ctxsw.tsv"
+	rm -f "$d/ctxsw.tsv.tmp"
+	awk -F'\t' '
+	function pos(v) { return v > 0 ? v : 0 }
+	NR == 1 { next }
+	{
+		key = $1 SUBSEP $4 SUBSEP $5
+		x = $9 / $5; y = $7 / $6	# preemptions per packet; instructions per byte
+		n[key]++; sx[key] += x; sxx[key] += x * x; sy[key] += y; syy[key] += y * y; sxy[key] += x * y
+		# the slope on absolute counts: instructions per preemption
+		a = $9; c = $7
+		sa[key] += a; saa[key] += a * a; sc[key] += c; sac[key] += a * c
+		v[key] += $8 / $5; r[key] += $10 / $5
+	}
+	END {
+		print "| kernel | payload | packets | n | sender preemptions per packet (CV) | sender sleeps per packet | reader sleeps per packet | r (insns/byte, preemptions/packet) | instructions per preemption |"
+		print "|---|---|---:|---:|---|---:|---:|---:|---:|"
+		for (key in n) {
+			split(key, kk, SUBSEP); m = n[key]
+			mx = sx[key] / m; vx = pos(sxx[key] - m * mx * mx); vy = pos(syy[key] - m * (sy[key] / m) ^ 2)
+			cxy = sxy[key] - m * mx * (sy[key] / m)
+			rr = (vx > 0 && vy > 0) ? cxy / sqrt(vx * vy) : 0
+			ma = sa[key] / m; va = pos(saa[key] - m * ma * ma)
+			slope = va > 0 ? (sac[key] - m * ma * (sc[key] / m)) / va : 0
+			printf "%s\t| %s | %s B | %s | %d | %.4f (%.2f %%) | %.5f | %.5f | %.3f | %.0f |\n", kk[1] SUBSEP kk[2] SUBSEP kk[3],
+				kk[1], kk[2], kk[3], m, mx, (m > 1 ? 100 * sqrt(vx / (m - 1)) / mx : 0),
+				v[key] / m, r[key] / m, rr, slope
+		}
+	}' "$d/ctxsw.tsv" | { read -r h; read -r h2; echo "$h"; echo "$h2"; sort -t$'\t' -k1,1 | cut -f2-; } >"$d/ctxsw.md"
 }
 
 KERNELS="baseline patched" BOOTS=2 PAYLOADS="256 512" PACKETS="16384 65536 262144"
