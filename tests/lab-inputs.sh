@@ -197,6 +197,14 @@ cp "$ROOT/results/2026-12-01-icount-spread/steps-insns.tsv" "$tmp/spread/"
    cmp -s "$tmp/spread/table.md" "$ROOT/results/2026-12-01-icount-spread/table.md"
 outcome $? "icount-spread --resummarize rebuilds results/2026-12-01-icount-spread" \
 	"icount-spread --resummarize differs from the committed tables: $(head -c 300 "$tmp/err")"
+# and the context-switch tables from a set whose tools printed them
+cp -r "$ROOT/results/2026-12-01-icount-1k-boots" "$tmp/ctxsw"
+rm -f "$tmp/ctxsw/ctxsw.tsv" "$tmp/ctxsw/ctxsw.md"
+"$ROOT/scripts/icount-spread.sh" --resummarize "$tmp/ctxsw" 2>"$tmp/err" &&
+   cmp -s "$tmp/ctxsw/ctxsw.tsv" "$ROOT/results/2026-12-01-icount-1k-boots/ctxsw.tsv" &&
+   cmp -s "$tmp/ctxsw/ctxsw.md" "$ROOT/results/2026-12-01-icount-1k-boots/ctxsw.md"
+outcome $? "icount-spread --resummarize rebuilds results/2026-12-01-icount-1k-boots/ctxsw.{tsv,md}" \
+	"the context-switch tables differ from the committed ones: $(head -c 300 "$tmp/err")"
 # the tool's stored table is exactly what its named set generates
 set_name=$(sed -n 's/^#define VB_OVERHEAD_SET "\(.*\)"$/\1/p' "$ROOT/tools/vsockbatch/overhead_table.h")
 [ -n "$set_name" ] &&
