@@ -68,11 +68,11 @@ snap() {
 
 # The file is created at the first transfer, not at start: the run
 # directory is the guest's 9p mount, and a file created there from the
-# host while the guest sets it up (mkdir -p /results/raw) is the one
-# suspect for a guest mkdir that once failed with ENOENT
-# (results/2026-12-01-loopback-wall, r12-patched; h2g-host.sh waits for
-# the guest the same way).  By the first VB-XFER line the guest's setup
-# is done.
+# host while the guest sets it up (mkdir -p /results/raw) was a suspect
+# for a guest mkdir that failed with ENOENT
+# (results/2026-12-01-loopback-wall, r12-patched).  It recurred with this
+# change (results/2026-12-01-h2g-wall-wakeups, r11-p1-3), so it is not
+# this file alone; h2g-host.sh still creates host-samples.jsonl then.
 header() {
 	[ -e "$out" ] ||
 		printf 'name\tt_begin\tt_end\td_total\td_busy\td_steal\td_qemu\td_backend\tncpu\n' >"$out"
