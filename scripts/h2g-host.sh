@@ -46,7 +46,9 @@ done
 # guest's first listener has its output file in it.
 raw=$VB_OUTDIR/raw
 samples=$VB_OUTDIR/host-samples.jsonl
-: >"$samples"
+# created by the first sample (after the guest listens), not now: a file
+# created in the guest's 9p directory while it sets it up made its
+# mkdir -p /results/raw fail (see xfer-watch.sh)
 port=3000 fails=0
 "$VB_ROOT/scripts/xfer-watch.sh" &
 watcher=$!
@@ -123,5 +125,6 @@ if [ "$TRACE" = 1 ]; then
 fi
 # The watcher ends at the guest's "VB-XFER done" (or with the guest).
 wait "$watcher"
+[ -e "$samples" ] || : >"$samples"
 say "$(wc -l <"$samples") samples, $fails failure(s)"
 [ "$fails" -eq 0 ]

@@ -71,8 +71,10 @@ snap() {
 # host while the guest sets it up (mkdir -p /results/raw) was a suspect
 # for a guest mkdir that failed with ENOENT
 # (results/2026-12-01-loopback-wall, r12-patched).  It recurred with this
-# change (results/2026-12-01-h2g-wall-wakeups, r11-p1-3), so it is not
-# this file alone; h2g-host.sh still creates host-samples.jsonl then.
+# change in h2g mode (results/2026-12-01-h2g-wall-wakeups, r11-p1-3),
+# where h2g-host.sh created host-samples.jsonl at that moment (now it
+# waits too); with this file created at start again, the loopback
+# --quick run failed the same way at once (3 earlier runs passed).
 header() {
 	[ -e "$out" ] ||
 		printf 'name\tt_begin\tt_end\td_total\td_busy\td_steal\td_qemu\td_backend\tncpu\n' >"$out"
