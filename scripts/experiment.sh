@@ -64,10 +64,12 @@
 # --clock icount keeps 8 pairs and SCALE/CAP sizing (its cross-boot
 # spread is ~1 %).
 # --seconds T: the untraced transfers' duration (wall clock only).
-# --no-tcp: leave out the TCP transfers and ping-pongs (loopback, wall
-# clock; h2g and icount have none: the lab kernels have no virtio-net,
-# and QEMU's user-mode networking would measure its slirp stack, not a
-# virtio-net datapath comparable with vhost-user-vsock).
+# --no-tcp: leave out the TCP transfers and ping-pongs (wall clock; icount
+# has none).  Loopback: TCP on 127.0.0.1 in the same guest.  h2g: from the
+# host over the guest's virtio-net NIC, a tap device in a private network
+# namespace (scripts/guest-run.sh -N: QEMU's virtio-net, host kernel TCP;
+# nothing of it touches the machine's own network), the NIC's interrupt
+# pinned to vCPU 1 like the vsock device's.
 # Host load per transfer: the guest frames each transfer with VB-XFER
 # lines on its console; scripts/xfer-watch.sh (host) samples /proc/stat,
 # QEMU's and the back-end's CPU at both ends, h2g-host.sh times the host
@@ -388,7 +390,7 @@ if [ -n "$XSECS" ]; then
 	[[ "$XSECS" =~ ^[0-9]*\.?[0-9]+$ ]] && awk -v t="$XSECS" 'BEGIN { exit !(t > 0 && t <= 600) }' ||
 		{ echo "${0##*/}: --seconds needs a duration in (0, 600], not '$XSECS'" >&2; exit 2; }
 fi
-{ [ "$MODE" = h2g ] || [ "$CLOCK" = icount ]; } && TCP=0
+[ "$CLOCK" = icount ] && TCP=0
 [[ "$PAIRS" =~ ^[1-9][0-9]*$ ]] || { echo "${0##*/}: --pairs needs a positive number, not '$PAIRS'" >&2; exit 2; }
 # traced rounds: 4 AB/BA pairs in a wall-clock set, every round otherwise
 if [ -z "$TRACE_ROUNDS" ]; then
@@ -473,7 +475,7 @@ if [ "$TRACE" = 1 ]; then cmd+=" --trace-rounds $TRACE_ROUNDS"; else cmd+=" --no
 [ "$CLOCK" = wall ] || cmd+=" --clock $CLOCK"
 [ "$CLOCK" = wall ] || cmd+=" --icount-sleep $ISLEEP"
 [ -z "$XSECS" ] || cmd+=" --seconds $XSECS"
-[ "$TCP" = 1 ] || [ "$MODE" = h2g ] || [ "$CLOCK" = icount ] || cmd+=" --no-tcp"
+[ "$TCP" = 1 ] || [ "$CLOCK" = icount ] || cmd+=" --no-tcp"
 cmd+=" --max-other $MAX_OTHER --max-steal $MAX_STEAL"
 cmd+=" --label $LABEL"
 experiment=$(jq -n --argjson s "$SCALE" --argjson c "$CAPB" --argjson n "$RTT_COUNT" \
@@ -496,8 +498,8 @@ experiment=$(jq -n --argjson s "$SCALE" --argjson c "$CAPB" --argjson n "$RTT_CO
 	  transfer_sizing: (if $xsecs == "" then "payload * scale, at most cap"
 	    else "untraced transfers (fixed, matched, TCP) time-bounded: the sender writes whole writes until transfer_seconds have passed (vb-sender --seconds; h2g: vhost-user-vsock send --seconds); warm-up and traced: payload * scale, at most cap" end),
 	  tcp: ($tcp == 1),
-	  tcp_note: (if $tcp == 1 then "tcp.P: the fixed transfer over TCP on 127.0.0.1 in the same guest (vb-sender/vb-recv --tcp, Nagle on, default buffers), same writes, receiver and pinning, time-bounded (or the same bytes without --seconds); TCP ping-pong at the RTT sizes"
-	    elif $mode == "h2g" then "no TCP column: the lab kernels have no virtio-net (CONFIG_VIRTIO_NET off); QEMU user networking (slirp) would measure slirp, not a virtio-net datapath comparable with vhost-user-vsock"
+	  tcp_note: (if $tcp == 1 and $mode == "h2g" then "tcp.P: the fixed transfer once more over TCP from the host to the same guest through its virtio-net NIC (QEMU 7.2 virtio-net-pci, its own datapath, no vhost-net; tap device with offloads in a private network namespace, MTU 1500): host build/vb-sender --tcp, the same writes, Nagle on, default buffers, time-bounded like the vsock transfers (or the same bytes without --seconds); guest vb-recv --tcp on vCPU 0 with the 64K receiver, the NIC'"'"'s interrupt (so its receive softirq) pinned to vCPU 1 like the vsock device'"'"'s; TCP ping-pong (host vb-pingpong client, host clock) at the RTT sizes. vsock here is the vhost-user-vsock back-end writing into the guest'"'"'s rings; TCP crosses the host'"'"'s TCP stack, the tap and QEMU: what a user would otherwise give a guest"
+	    elif $tcp == 1 then "tcp.P: the fixed transfer over TCP on 127.0.0.1 in the same guest (vb-sender/vb-recv --tcp, Nagle on, default buffers), same writes, receiver and pinning, time-bounded (or the same bytes without --seconds); TCP ping-pong at the RTT sizes"
 	    else "no TCP column (--no-tcp or icount)" end),
 	  host_watch: "scripts/xfer-watch.sh: host /proc/stat, QEMU and back-end CPU at the guest'"'"'s VB-XFER begin/end console lines; host sender CPU from bash time (runs/*/host-xfer.jsonl)",
 	  exclusion: {
@@ -609,6 +611,8 @@ for ((r = 0; r < PAIRS; r++)); do
 		# h2g mode h2g-host.sh starts it).
 		if [ "$MODE" = h2g ]; then
 			devargs+=(-U -H "$(printf '%q ' env "${env[@]}" "$VB_ROOT/scripts/h2g-host.sh")")
+			# TCP: the guest's virtio-net NIC on a tap in a private netns
+			[ "$TCP" = 1 ] && devargs+=(-N)
 		else
 			devargs+=(-H "$(printf '%q' "$VB_ROOT/scripts/xfer-watch.sh")")
 		fi

@@ -14,11 +14,17 @@
 #   4  timeout / hang      5  the guest never reached /init
 # With -U the guest also gets a vhost-user-vsock-pci device served by
 # build/vhost-user-vsock (host<->guest vsock through the guest's virtio RX
-# worker), and -H runs a host-side command next to the guest.
+# worker), and -H runs a host-side command next to the guest.  With -N
+# the guest also gets a virtio-net NIC on a tap device in a private
+# network namespace, which QEMU and the host command run in: nothing of
+# it reaches the machine's own network.
 # Never -accel kvm: this machine's KVM is a PVM hypervisor on which stock
 # kernels hang.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
+# -N's private network: one /24 per namespace, so runs side by side do
+# not collide (each namespace has its own).
+VB_NET_TAP=vbtap0 VB_NET_HOST=10.0.100.1 VB_NET_GUEST=10.0.100.2
 
 usage() {
 	cat >&2 <<USAGE
@@ -48,14 +54,19 @@ usage: ${0##*/} -k VARIANT [-s SMP] [-m MEM_MB] [-t TIMEOUT_S] [-o OUTDIR]
               "CONNECT <port>"), VB_OUTDIR, VB_GUEST_PID (gone = the
               guest stopped); output in OUTDIR/host.log.  The run fails
               if it fails; it is killed 30 s after the guest stopped.
+  -N          a virtio-net-pci NIC on tap device $VB_NET_TAP in a network
+              namespace of its own (created now, deleted at exit): host
+              end $VB_NET_HOST/24, guest eth0 $VB_NET_GUEST/24 (set up by
+              /init); QEMU and the -H command run in the namespace, with
+              env VB_NET_GUEST = the guest's address
 USAGE
 	exit 2
 }
 
 VARIANT= KDIR= SMP=2 MEM=1024 TIMEOUT=600 OUTDIR= VERBOSE=0
-VU=0 VU_CID=3 VU_PKT= HOSTCMD= CLOCK=wall
+VU=0 VU_CID=3 VU_PKT= HOSTCMD= CLOCK=wall NET=0
 VB_GUEST_ENV=
-while getopts k:K:s:m:t:o:e:vUc:P:H:C:h opt; do
+while getopts k:K:s:m:t:o:e:vUc:P:H:C:Nh opt; do
 	case $opt in
 	k) VARIANT=$OPTARG ;;
 	K) KDIR=$OPTARG ;;
@@ -70,6 +81,7 @@ while getopts k:K:s:m:t:o:e:vUc:P:H:C:h opt; do
 	P) VU_PKT=$OPTARG ;;
 	H) HOSTCMD=$OPTARG ;;
 	C) CLOCK=$OPTARG ;;
+	N) NET=1 ;;
 	*) usage ;;
 	esac
 done
@@ -115,14 +127,35 @@ rm -f "$OUTDIR/.vb-exit" "$OUTDIR/console.log"
 # Unix socket paths must stay short (108 bytes): keep them in /tmp.
 work=$(mktemp -d /tmp/vb-run.XXXXXX)
 initrd=$work/initrd.gz
-bgpids=()
+bgpids=() netns=
 cleanup() {
 	local p
 	for p in "${bgpids[@]}"; do kill "$p" 2>/dev/null; done
 	wait 2>/dev/null
+	# after QEMU is gone: deleting the namespace deletes its tap device
+	[ -z "$netns" ] || ip netns del "$netns" 2>/dev/null
 	rm -rf "$work"
 }
 trap cleanup EXIT
+# -N: the namespace first, so /init is told the guest's address
+nsexec=()
+if [ "$NET" = 1 ]; then
+	netns=vb-guest-$$
+	if ! ip netns add "$netns" 2>"$work/netns.err"; then
+		netns=
+		echo "${0##*/}: -N: cannot create a network namespace: $(head -n 1 "$work/netns.err") (needs root and iproute2)" >&2
+		exit 1
+	fi
+	nsexec=(ip netns exec "$netns")
+	if ! { "${nsexec[@]}" ip link set lo up &&
+	       "${nsexec[@]}" ip tuntap add dev "$VB_NET_TAP" mode tap &&
+	       "${nsexec[@]}" ip addr add "$VB_NET_HOST/24" dev "$VB_NET_TAP" &&
+	       "${nsexec[@]}" ip link set "$VB_NET_TAP" up; } 2>"$work/netns.err"; then
+		echo "${0##*/}: -N: cannot set up tap device $VB_NET_TAP: $(head -n 1 "$work/netns.err")" >&2
+		exit 1
+	fi
+	VB_GUEST_ENV+="VB_NET_ADDR=$VB_NET_GUEST/24"$'\n'
+fi
 export VB_GUEST_ENV
 "$VB_ROOT/scripts/initramfs.sh" "$KDIR" "$initrd" "$SCRIPT" "$@" || exit 1
 
@@ -200,9 +233,21 @@ if [ "$VU" = 1 ]; then
 		{ echo "${0##*/}: vhost-user back-end did not start (see $OUTDIR/backend.log)" >&2; exit 1; }
 fi
 
+if [ "$NET" = 1 ]; then
+	# QEMU's own virtio-net datapath (no vhost-net: that would need the
+	# machine's /dev/vhost-net); the tap's virtio header keeps checksum
+	# and segmentation offloads, as a user's tap set-up has them.  Added
+	# last, so the other devices keep their PCI slots, at slot 0x11,
+	# whose INTx line is 9p's (IRQ 10), not the vsock device's (11): the
+	# guest has no MSI, and a shared line runs both drivers' handlers on
+	# every interrupt (slots 0x10 and 0x13 share the vsock device's).
+	qemu+=(-netdev "tap,id=net0,ifname=$VB_NET_TAP,script=no,downscript=no,vhost=off"
+		-device virtio-net-pci,netdev=net0,addr=0x11,romfile=)
+fi
 start=$(date +%s)
 : >"$log"
-timeout -k 5 "$TIMEOUT" "${qemu[@]}" </dev/null >"$log" 2>&1 &
+# (ip netns exec execs QEMU in place: it stays timeout's child)
+timeout -k 5 "$TIMEOUT" "${nsexec[@]}" "${qemu[@]}" </dev/null >"$log" 2>&1 &
 qpid=$!
 [ "$VERBOSE" = 1 ] && { tail -f "$log" --pid "$qpid" >&2 & }
 hrc=
@@ -215,7 +260,9 @@ if [ -n "$HOSTCMD" ]; then
 			kill -0 "$qpid" 2>/dev/null || exit 125
 			sleep 0.2
 		done
-		VB_UDS="${vudir:-$work}/uds" VB_OUTDIR="$OUTDIR" VB_GUEST_PID=$qpid bash -c "$HOSTCMD"
+		[ "$NET" = 1 ] && export VB_NET_GUEST
+		VB_UDS="${vudir:-$work}/uds" VB_OUTDIR="$OUTDIR" VB_GUEST_PID=$qpid \
+			"${nsexec[@]}" bash -c "$HOSTCMD"
 	) >"$OUTDIR/host.log" 2>&1 &
 	hpid=$!
 	bgpids+=("$hpid")

@@ -4,14 +4,19 @@
 # next to a guest running tests/guest/experiment-run.sh with MODE=h2g.
 #
 # Walks the guest's sequence of ports (from 3001: one warm-up transfer of
-# the first payload unless WARMUP=0, then per payload a fixed and
-# a matched transfer, then one ping-pong per RTT size, then per payload one
-# traced transfer) and drives each from the host through the lab's
-# vhost-user-vsock device, as the cover letter's host-side vsock_perf did:
+# the first payload unless WARMUP=0, then per payload a fixed, a matched
+# and with TCP=1 a TCP transfer, then one ping-pong per RTT size (and with
+# TCP=1 one over TCP), then per payload one traced transfer) and drives
+# each from the host through the lab's vhost-user-vsock device, as the
+# cover letter's host-side vsock_perf did:
 #   transfer   vhost-user-vsock send: PAYLOAD-byte writes, one packet per
 #              write (the CONNECT line announces the write size)
 #   ping-pong  vhost-user-vsock pingpong against the guest's echo server;
 #              its RTTs (host clock) go to host-samples.jsonl
+#   TCP        build/vb-sender --tcp / vb-pingpong --tcp to the guest's
+#              virtio-net address (VB_NET_GUEST: guest-run.sh -N runs this
+#              script in the tap's private network namespace); the same
+#              writes, Nagle on, host kernel TCP -> tap -> QEMU virtio-net
 # Before each step it waits for the guest listener's "Listen port N" line
 # in its output file (the run directory is shared with the guest), so
 # connection attempts never reach the guest during the previous transfer
@@ -24,7 +29,7 @@
 #
 # Environment: VB_UDS, VB_OUTDIR, VB_GUEST_PID (from guest-run.sh -H);
 # PAYLOADS, SCALE, CAP, XFER_SECONDS, RTT_SIZES, PP_COUNT, PP_WARMUP,
-# TRACE, WARMUP as given to the guest (XFER_SECONDS: the fixed and
+# TRACE, WARMUP, TCP as given to the guest (XFER_SECONDS: the fixed and
 # matched transfers are `send --seconds`, the others SCALE/CAP bytes).  Output: VB_OUTDIR/host-samples.jsonl,
 # VB_OUTDIR/raw/host.*, VB_OUTDIR/host-xfer.tsv.
 # Exit 0 when every step worked, 1 otherwise (the others still run).
@@ -35,12 +40,21 @@ VU=$VB_ROOT/build/vhost-user-vsock
 : "${VB_OUTDIR:?}" "${VB_GUEST_PID:?}" "${PAYLOADS:?}" "${SCALE:?}" "${CAP:?}"
 RTT_SIZES=${RTT_SIZES-} XFER_SECONDS=${XFER_SECONDS-}
 PP_COUNT=${PP_COUNT:-500} PP_WARMUP=${PP_WARMUP:-50} TRACE=${TRACE:-1}
+TCP=${TCP:-0}
 for n in $PAYLOADS $RTT_SIZES $SCALE $CAP $PP_COUNT $PP_WARMUP; do
 	[[ "$n" =~ ^[0-9]+$ ]] || { echo "h2g-host: bad number '$n'" >&2; exit 2; }
 done
 [ -z "$XFER_SECONDS" ] || [[ "$XFER_SECONDS" =~ ^[0-9]*\.?[0-9]+$ ]] ||
 	{ echo "h2g-host: XFER_SECONDS must be seconds, not '$XFER_SECONDS'" >&2; exit 2; }
 [ -x "$VU" ] || { echo "h2g-host: $VU missing (run make)" >&2; exit 2; }
+case $TCP in 0) ;; 1)
+	[ -n "${VB_NET_GUEST:-}" ] ||
+		{ echo "h2g-host: TCP=1 needs the guest's NIC (guest-run.sh -N: VB_NET_GUEST)" >&2; exit 2; }
+	for b in vb-sender vb-pingpong; do
+		[ -x "$VB_ROOT/build/$b" ] || { echo "h2g-host: build/$b missing (run make)" >&2; exit 2; }
+	done ;;
+*) echo "h2g-host: TCP must be 0 or 1, not '$TCP'" >&2; exit 2 ;;
+esac
 # raw/ is the guest's to create (through 9p): a host mkdir at the same
 # moment once made the guest's fail.  Nothing is written there before the
 # guest's first listener has its output file in it.
@@ -67,7 +81,7 @@ wait_listen() {
 
 amount_for() { # amount_for PAYLOAD KIND: send's --bytes or --seconds, as the guest's
 	local b
-	if [ -n "$XFER_SECONDS" ] && [[ $2 == fixed || $2 == match ]]; then
+	if [ -n "$XFER_SECONDS" ] && [[ $2 == fixed || $2 == match || $2 == tcp ]]; then
 		echo "--seconds $XFER_SECONDS"
 		return
 	fi
@@ -76,13 +90,19 @@ amount_for() { # amount_for PAYLOAD KIND: send's --bytes or --seconds, as the gu
 	echo "--bytes $b"
 }
 
-# send NAME PAYLOAD: the host sender of the guest's next transfer
+# send NAME PAYLOAD: the host sender of the guest's next transfer (NAME
+# tcp.*: over TCP to the guest's NIC, never vsock: this host's own vsock
+# device is not the lab's)
 send() {
 	port=$((port + 1))
-	local TIMEFORMAT='%3U %3S %3R' rc
+	local TIMEFORMAT='%3U %3S %3R' rc sender
 	wait_listen "$raw/$1.rx.out" "$port" || return 1
+	case $1 in
+	tcp.*)	sender=("$VB_ROOT/build/vb-sender" "--tcp=$VB_NET_GUEST") ;;
+	*)	sender=("$VU" send --uds "$VB_UDS") ;;
+	esac
 	# shellcheck disable=SC2046 # amount_for's two words
-	{ time "$VU" send --uds "$VB_UDS" --port "$port" $(amount_for "$2" "${1%%.*}") \
+	{ time "${sender[@]}" --port "$port" $(amount_for "$2" "${1%%.*}") \
 		--buf-size "$2" --retry 10 >"$raw/host.$1.tx.out" 2>&1; } 2>"$raw/host.$1.time"
 	rc=$?
 	[ $rc -eq 0 ] || fail "$1 (port $port): sender exited $rc: $(tail -n 1 "$raw/host.$1.tx.out")"
@@ -102,21 +122,32 @@ fi
 for p in $PAYLOADS; do
 	send "fixed.$p" "$p"
 	send "match.$p" "$p"
+	[ "$TCP" = 0 ] || send "tcp.$p" "$p"
 done
-for s in $RTT_SIZES; do
+# pingpong SIZE NAME METRIC_PREFIX STATS CLIENT...: the host's client of
+# the guest's next echo server (raw/NAME.SIZE.server.out); STATS of its
+# rtt_us_* (mean p50 p99) become METRIC_PREFIX_STAT_us samples
+pingpong() {
+	local s=$1 n=$2 pre=$3 stats=$4 f m v
+	shift 4
 	port=$((port + 1))
-	f=$raw/host.pp.$s.client.out
-	wait_listen "$raw/pp.$s.server.out" "$port" || continue
-	if ! "$VU" pingpong --uds "$VB_UDS" --port "$port" --size "$s" \
-	    --count "$PP_COUNT" --warmup "$PP_WARMUP" --retry 10 >"$f" 2>&1; then
-		fail "ping-pong $s (port $port): client exited $?: $(tail -n 1 "$f")"
-		continue
+	f=$raw/host.$n.$s.client.out
+	wait_listen "$raw/$n.$s.server.out" "$port" || return
+	if ! "$@" --port "$port" --size "$s" --count "$PP_COUNT" \
+	    --warmup "$PP_WARMUP" --retry 10 >"$f" 2>&1; then
+		fail "$n $s (port $port): client exited $?: $(tail -n 1 "$f")"
+		return
 	fi
-	for m in mean p50 p99; do
+	for m in $stats; do
 		v=$(jnum "$f" "rtt_us_$m")
-		[ -n "$v" ] || { fail "ping-pong $s: no rtt_us_$m"; continue; }
-		printf '{"payload":%s,"metric":"rtt_%s_us","value":%s}\n' "$s" "$m" "$v" >>"$samples"
+		[ -n "$v" ] || { fail "$n $s: no rtt_us_$m"; continue; }
+		printf '{"payload":%s,"metric":"%s_%s_us","value":%s}\n' "$s" "$pre" "$m" "$v" >>"$samples"
 	done
+}
+for s in $RTT_SIZES; do
+	pingpong "$s" pp rtt "mean p50 p99" "$VU" pingpong --uds "$VB_UDS"
+	[ "$TCP" = 0 ] ||
+		pingpong "$s" pp-tcp rtt_tcp mean "$VB_ROOT/build/vb-pingpong" --tcp --client "$VB_NET_GUEST"
 done
 if [ "$TRACE" = 1 ]; then
 	for p in $PAYLOADS; do

@@ -68,9 +68,13 @@ variant_spec() {
 	VB_KIND=lab
 	case "$1" in
 	debian-*)	debian_spec "$1" ;;
-	baseline)	VB_NPATCHES=0 ;;
-	p1-3)		VB_NPATCHES=3 ;;
-	patched)	VB_NPATCHES=all ;;
+	baseline|p1-3|patched)
+			VB_FRAGMENTS="$VB_FRAGMENTS $VB_CONFIG_DIR/virtio-net.config"
+			case $1 in
+			baseline)	VB_NPATCHES=0 ;;
+			p1-3)		VB_NPATCHES=3 ;;
+			patched)	VB_NPATCHES=all ;;
+			esac ;;
 	debug)		VB_NPATCHES=all
 			VB_FRAGMENTS="$VB_FRAGMENTS $VB_CONFIG_DIR/debug.config"
 			VB_FRAGMENTS="$VB_FRAGMENTS $VB_CONFIG_DIR/vsock-builtin.config" ;;

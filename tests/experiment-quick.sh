@@ -19,8 +19,11 @@
 # busy cores, steal, QEMU's, the back-end's and the host sender's cores,
 # the rest) and the exclusion rule, applied mechanically by the summary
 # to copies of the set with rules that must exclude all, none and exactly
-# the transfers above a threshold.  Loopback wall clock: the TCP column
-# (the same transfers and ping-pongs over TCP) and the efficiency samples.
+# the transfers above a threshold.  Wall clock: the TCP column (the same
+# transfers and ping-pongs over TCP: loopback on 127.0.0.1, h2g from the
+# host over the guest's virtio-net NIC in a private network namespace,
+# its interrupt pinned to vCPU 1, the namespace gone afterwards) and the
+# efficiency samples.
 # --clock icount: the instruction-count mode, with its own checks: the
 # plugin's insns.tsv and marks.tsv per run, positive insn_* samples for
 # every transfer (untraced, matched, traced), the summary's insn rows,
@@ -70,6 +73,11 @@ else
 	[ $rc -eq 0 ] && ok "experiment.sh exit 0" || { bad "experiment.sh exit $rc"; tail -n 5 "$tmp/stderr"; }
 	check "progress lines (run k/R, elapsed, ETA) on stderr" \
 		grep -q '^\[experiment\] run 3/3: .*elapsed .*ETA' "$tmp/stderr"
+	# guest-run.sh -N's namespaces are named after their runner's PID
+	check "no network namespace left behind (guest-run.sh -N)" sh -c '
+		for n in $(ip netns list 2>/dev/null | sed -n "s/^\(vb-guest-[0-9]*\).*/\1/p"); do
+			kill -0 "${n#vb-guest-}" 2>/dev/null || exit 1
+		done'
 fi
 check "headline table on stdout" grep -q '^64B *tput_fixed_gbps' "$tmp/stdout"
 
@@ -122,7 +130,7 @@ for d in $(jq -r '.runs[].dir' "$m" 2>/dev/null); do
 		done
 	fi
 	check "$d: host-xfer.jsonl: one record per measured transfer, sane cores" \
-		jq -e -s --argjson n "$(nproc)" --arg tcp "$([ "$MODE$CLOCK" = loopbackwall ] && echo 1 || echo 0)" '
+		jq -e -s --argjson n "$(nproc)" --arg tcp "$([ "$CLOCK" = wall ] && echo 1 || echo 0)" '
 			(map(.xfer) | sort) as $have |
 			([64, 4096] | map(tostring) | map("fixed." + ., "match." + ., "traced." + .) +
 			 (if $tcp == "1" then ([64, 4096] | map("tcp." + tostring)) else [] end)) as $want |
@@ -137,7 +145,7 @@ for d in $(jq -r '.runs[].dir' "$m" 2>/dev/null); do
 			([.[] | select(.metric == "tx_nvcsw_per_mib")] | if $h2g == "1" then length == 0 else length == 2 and all(.[]; .value >= 0) end)' "$r/samples.jsonl"
 	check "$d: samples of transfers name their transfer (xfer)" \
 		jq -e -s 'all(.[] | select(.metric == "tput_fixed_gbps" or .metric == "tput_match_gbps"); (.xfer | test("^(fixed|match)\\.[0-9]+$")))' "$r/samples.jsonl"
-	if [ "$MODE$CLOCK" = loopbackwall ]; then
+	if [ "$CLOCK" = wall ]; then
 		for p in 64 4096; do
 			check "$d: TCP transfer $p: vb-recv over tcp, sample tput_tcp_gbps" \
 				sh -c "grep -q '^{\"tool\":\"vb-recv\",\"format\":1,\"transport\":\"tcp\"' '$r/raw/tcp.$p.rx.out' &&
@@ -151,6 +159,14 @@ for d in $(jq -r '.runs[].dir' "$m" 2>/dev/null); do
 	if [ "$MODE" = h2g ]; then
 		check "$d: host sender's CPU time per transfer (bash time)" \
 			grep -Eqx '[0-9.]+ [0-9.]+ [0-9.]+' "$r/raw/host.fixed.64.time"
+	fi
+	if [ "$MODE$CLOCK" = h2gwall ]; then
+		check "$d: TCP from the host's vb-sender to the NIC's address" \
+			grep -q '^{"tool":"vb-sender","format":1,"transport":"tcp"' "$r/raw/host.tcp.64.tx.out"
+		check "$d: NIC interrupt pinned to vCPU 1" \
+			grep -q '^virtio-net irq: [0-9]* (virtio[0-9]*) pinned to cpu 1$' "$r/env.txt"
+		check "$d: TCP samples carry no RX-vCPU cost (that is the vsock path's)" \
+			jq -e -s '[.[] | select(.xfer != null and (.xfer | startswith("tcp.")) and (.metric | test("rx_(cpu|vcpu)")))] | length == 0' "$r/samples.jsonl"
 	fi
 	check "$d: RTT samples at 64 B" \
 		jq -e -s '[.[] | select(.payload == 64 and (.metric | test("^rtt_(mean|p50|p99)_us$")))] | length == 3' "$r/samples.jsonl"
@@ -279,7 +295,7 @@ check "summary.json: host_load lists every transfer record ($nrec), the rule, co
 		(.host_load.rule | length) > 0 and (.host_load.excluded | type) == "number" and .host_load.runs_without_host_record == 0' "$s_early"
 check "report.md: host load section" grep -qF "Host load per transfer and the exclusion rule" "$out/report.md"
 check "report.md: efficiency section" grep -qF "Efficiency beside throughput" "$out/report.md"
-if [ "$MODE$CLOCK" = loopbackwall ]; then
+if [ "$CLOCK" = wall ]; then
 	check "summary.json: vsock/TCP throughput ratio per state at 64 and 4096" \
 		jq -e '[.vsock_vs_tcp[] | select(.ratio == "tput_vsock_over_tcp")] | length == 6 and all(.[]; .ratio_mean > 0)' "$s_early"
 	check "summary.json: TCP rows in the comparisons (control)" \

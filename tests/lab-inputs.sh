@@ -167,6 +167,23 @@ expect "h2g host half outside the runner" 1 "run me through scripts/guest-run.sh
 expect "h2g host half: bad XFER_SECONDS" 2 "XFER_SECONDS must be seconds, not 'soon'" \
 	env VB_UDS=/nonexistent VB_OUTDIR="$tmp" VB_GUEST_PID=$$ PAYLOADS=64 SCALE=1 CAP=1 \
 	XFER_SECONDS=soon "$ROOT/scripts/h2g-host.sh"
+expect "h2g host half: TCP without the guest's NIC" 2 "TCP=1 needs the guest's NIC" \
+	env -u VB_NET_GUEST VB_UDS=/nonexistent VB_OUTDIR="$tmp" VB_GUEST_PID=$$ PAYLOADS=64 SCALE=1 CAP=1 \
+	TCP=1 "$ROOT/scripts/h2g-host.sh"
+expect "h2g host half: bad TCP" 2 "TCP must be 0 or 1, not 'yes'" \
+	env VB_UDS=/nonexistent VB_OUTDIR="$tmp" VB_GUEST_PID=$$ PAYLOADS=64 SCALE=1 CAP=1 \
+	TCP=yes "$ROOT/scripts/h2g-host.sh"
+# the guest half refuses before it creates or opens anything
+expect "guest half: h2g TCP without a NIC" 2 "needs the guest's NIC" \
+	sh -c 'env -u VB_NET_ADDR RESULTS="$1/gh" MODE=h2g TCP=1 PAYLOADS=64 sh "$2" >&2' _ "$tmp" \
+	"$ROOT/tests/guest/experiment-run.sh"
+# -N without network namespaces (an `ip` that cannot make one)
+mkdir -p "$tmp/noip"
+printf '#!/bin/sh\necho "mount --make-shared /run/netns failed: Operation not permitted" >&2\nexit 1\n' >"$tmp/noip/ip"
+chmod +x "$tmp/noip/ip"
+expect "guest-run -N without network namespaces" 1 "-N: cannot create a network namespace: mount" \
+	env PATH="$tmp/noip:$PATH" "$ROOT/scripts/guest-run.sh" -k baseline -N -t 20 \
+	"$ROOT/tests/guest/vsock_test.sh"
 mkdir -p "$tmp/notaset"
 echo '{"format":"something-else"}' >"$tmp/notaset/summary.json"
 expect "compare-sets: not a summary" 1 "notaset/summary.json: not a vsockbatch experiment summary" \

@@ -16,10 +16,12 @@
 #              (vb-sender --seconds; h2g: the host's sender), so each lasts
 #              T on every kernel; unset: SCALE/CAP bytes (icount, which
 #              needs fixed work, and every warm-up and traced transfer)
-#   TCP        1 (default): the fixed transfer once more over TCP on
-#              127.0.0.1, and the ping-pongs over TCP too; wall clock,
-#              loopback mode only (the lab kernels have no virtio-net;
-#              scripts/insns-samples.sh knows no tcp.* window yet)
+#   TCP        1 (default): the fixed transfer once more over TCP, and
+#              the ping-pongs over TCP too; wall clock only
+#              (scripts/insns-samples.sh knows no tcp.* window).  Loopback:
+#              on 127.0.0.1; h2g: from the host over the guest's virtio-net
+#              NIC (guest-run.sh -N, address VB_NET_ADDR), its interrupt
+#              pinned to vCPU 1 like the vsock device's
 #   RTT_SIZES  ping-pong sizes in bytes (default "64 256 4096"; "" = none)
 #   PP_COUNT   timed round trips per size (default 500)
 #   PP_WARMUP  untimed round trips first (default 50)
@@ -73,7 +75,7 @@ MODE=${MODE:-loopback}
 CLOCK=${CLOCK:-wall}
 XFER_SECONDS=${XFER_SECONDS-}
 TCP=${TCP:-1}
-{ [ "$MODE" = h2g ] || [ "$CLOCK" = icount ]; } && TCP=0
+[ "$CLOCK" = icount ] && TCP=0
 case $MODE in loopback|h2g) ;; *) echo "experiment-run: MODE must be loopback or h2g, not '$MODE'"; exit 2 ;; esac
 case $CLOCK in wall|icount) ;; *) echo "experiment-run: CLOCK must be wall or icount, not '$CLOCK'"; exit 2 ;; esac
 case $XFER_SECONDS in
@@ -81,6 +83,14 @@ case $XFER_SECONDS in
 esac
 [ -z "$XFER_SECONDS" ] || [ "$CLOCK" = wall ] ||
 	{ echo "experiment-run: XFER_SECONDS is for wall clock; icount counts fixed work"; exit 2; }
+# h2g TCP: the receivers listen on the NIC's address
+net_addr=${VB_NET_ADDR%/*}
+if [ "$MODE" = h2g ] && [ "$TCP" = 1 ] && [ -z "$net_addr" ]; then
+	echo "experiment-run: TCP=1 in h2g mode needs the guest's NIC (guest-run.sh -N)"
+	exit 2
+fi
+tcp_arg=--tcp
+[ "$MODE" = h2g ] && tcp_arg=--tcp=$net_addr
 mkdir -p "$out/raw" "$out/traced" || exit 1
 samples=$out/samples.jsonl
 : >"$samples"
@@ -147,7 +157,9 @@ stat_samples() {
 			sample "$1" eff_gbps_per_vcpu "$(awk -v t="$3" -v b="$2" 'BEGIN { printf "%.6f", 8 * b / (t * 1e7) }')"
 		fi
 	fi
-	if [ "$MODE" = h2g ] && [ "$4" -ge 5 ]; then
+	# (the vsock transfer's only: for TCP vCPU 1 runs the NIC's softirq,
+	# a different path to compare)
+	if [ "$MODE" = h2g ] && [ -z "$sfx" ] && [ "$4" -ge 5 ]; then
 		sample "$1" stat_ns_per_byte_rx_cpu "$(awk -v t="$4" -v b="$2" 'BEGIN { printf "%.6f", t * 1e7 / b }')"
 		sample "$1" eff_gbps_per_rx_vcpu "$(awk -v t="$4" -v b="$2" 'BEGIN { printf "%.6f", 8 * b / (t * 1e7) }')"
 	fi
@@ -189,6 +201,7 @@ stream_h2g() {
 	shift 3
 	# time-bounded: the host's sender decides the bytes
 	timed "${name%%.*}" || set -- --expect-bytes "$bytes" "$@"
+	case $name in tcp.*) set -- "$tcp_arg" "$@" ;; esac
 	set -- vb-recv --port $port --cpu 0 "$@"
 	if [ "$traced" = 1 ]; then
 		set -- vsockbatch record -m full -o "$out/traced/$p.json" \
@@ -210,7 +223,8 @@ xmark() {
 }
 
 # stream NAME PAYLOAD TRACED RECV_ARGS...: one vb-recv + vb-sender
-# transfer (h2g: the host's sender; NAME tcp.*: over TCP on 127.0.0.1),
+# transfer (h2g: the host's sender; NAME tcp.*: over TCP, on 127.0.0.1 or
+# h2g over the NIC),
 # between "VB-XFER begin/end NAME" lines; sets rx (receiver output file)
 # and xfer, or returns 1
 stream() {
@@ -282,7 +296,7 @@ stream_one() {
 	else
 		echo "untraced transfers: payload * scale bytes, at most cap"
 	fi
-	echo "tcp: $TCP"
+	echo "tcp: $TCP${net_addr:+ (over the NIC, $net_addr)}"
 } >"$out/env.txt"
 say "$(uname -r), state $STATE, mode $MODE, payloads: $PAYLOADS"
 
@@ -290,11 +304,15 @@ say "$(uname -r), state $STATE, mode $MODE, payloads: $PAYLOADS"
 # CPU that took the interrupt) runs there, away from the receiver on
 # vCPU 0: the cover letter's pinning.  The guest has no MSI, so the
 # device has one INTx line, named after it in /proc/interrupts.
-if [ "$MODE" = h2g ]; then
-	dev=$(ls /sys/bus/virtio/drivers/vmw_vsock_virtio_transport/ 2>/dev/null | grep '^virtio' | head -n 1)
-	irq=$(grep -E "[[:space:]]$dev\$" /proc/interrupts | sed -n 's/^ *\([0-9]*\):.*/\1/p' | head -n 1)
+# The NIC's (TCP=1) goes there too, so its receive softirq runs where the
+# vsock RX worker does.
+# pin_irq DRIVER WHAT: the interrupt of DRIVER's virtio device on vCPU 1
+# (a shared INTx line lists every device on it: "virtio2, virtio0")
+pin_irq() {
+	dev=$(ls "/sys/bus/virtio/drivers/$1/" 2>/dev/null | grep '^virtio' | head -n 1)
+	irq=$(grep -E "[[:space:]]$dev(,|$)" /proc/interrupts | sed -n 's/^ *\([0-9]*\):.*/\1/p' | head -n 1)
 	if [ -z "$dev" ] || [ -z "$irq" ]; then
-		say "no virtio-vsock device or no interrupt for it ('$dev', '$irq')"
+		say "no $2 device or no interrupt for it ('$dev', '$irq')"
 		exit 1
 	fi
 	if ! echo 1 >"/proc/irq/$irq/smp_affinity_list" 2>/dev/null ||
@@ -302,7 +320,16 @@ if [ "$MODE" = h2g ]; then
 		say "cannot pin IRQ $irq ($dev) to vCPU 1"
 		exit 1
 	fi
-	echo "rx irq: $irq ($dev) pinned to cpu $(cat "/proc/irq/$irq/smp_affinity_list")" >>"$out/env.txt"
+	echo "$2 irq: $irq ($dev) pinned to cpu $(cat "/proc/irq/$irq/smp_affinity_list")" >>"$out/env.txt"
+}
+if [ "$MODE" = h2g ]; then
+	pin_irq vmw_vsock_virtio_transport "rx"
+	# alone on its line, as without the NIC (guest-run.sh places it)
+	if grep -E "^ *$irq:" /proc/interrupts | grep -q ','; then
+		say "the vsock device shares IRQ $irq: $(grep -E "^ *$irq:" /proc/interrupts | sed 's/.*fasteoi *//')"
+		exit 1
+	fi
+	[ "$TCP" = 1 ] && pin_irq virtio_net "virtio-net"
 fi
 
 # One untimed transfer first: the first transfer of a boot pays for
@@ -329,8 +356,8 @@ for p in $PAYLOADS; do
 		sample "$p" tput_match_gbps "$(jval "$rx" vb-recv gbps)"
 		sample "$p" recv_calls_match "$(jval "$rx" vb-recv recv_calls)"
 	fi
-	# The same transfer as fixed.$p over TCP on 127.0.0.1 (Nagle on, as a
-	# user gets it): the vsock/TCP column.
+	# The same transfer as fixed.$p over TCP (Nagle on, as a user gets
+	# it): the vsock/TCP column.
 	[ "$TCP" = 1 ] || continue
 	b0=$(cpu_busy)
 	if stream "tcp.$p" "$p" 0 --recv-size 64K --rcvlowat 1; then
@@ -369,6 +396,11 @@ for s in $RTT_SIZES; do
 		# The host's client times the round trips (host-samples.jsonl).
 		vb-pingpong --server --port $port --cpu 0 >"$f.server.out" 2>&1 ||
 			fail "ping-pong $s: server exited $?: $(tail -n 1 "$f.server.out")"
+		[ "$TCP" = 1 ] || continue
+		port=$((port + 1))
+		f=$out/raw/pp-tcp.$s
+		vb-pingpong "$tcp_arg" --server --port $port --cpu 0 >"$f.server.out" 2>&1 ||
+			fail "TCP ping-pong $s: server exited $?: $(tail -n 1 "$f.server.out")"
 		continue
 	fi
 	if pingpong "$s" "$f" --client 1; then
