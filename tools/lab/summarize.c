@@ -1419,15 +1419,15 @@ static void md_tcp(FILE *f, const struct set *s)
 			"vb-recv --tcp: same writes, receiver, pinning and duration, Nagle on, default\n"
 			"buffers, as a user gets it; QEMU's virtio-net on a tap device, see the\n"
 			"manifest's tcp_note).  vsock is the lab's vhost-user-vsock back-end, TCP\n"
-			"crosses the host's TCP stack, the tap and QEMU.");
+			"crosses the host's TCP stack, the tap and QEMU.\n");
 	else
 		fprintf(f, "The fixed 64K-receiver transfer once more over TCP on 127.0.0.1 in the same\n"
 			"boot (vb-sender/vb-recv --tcp: same writes, receiver and pinning, Nagle on,\n"
 			"default buffers, as a user gets it; time-bounded like iperf -t, see the\n"
-			"manifest's tcp_note).");
-	fprintf(f, "  vsock/TCP is the geometric mean of the per-run\n"
-		"ratios with a %.0f%% t-interval on their logs (each run is its own pair): above\n"
-		"1, vsock is faster.  Efficiency = Gbit/s per busy vCPU (/proc/stat, all vCPUs).\n",
+			"manifest's tcp_note).\n");
+	fprintf(f, "vsock/TCP is the geometric mean of the per-run ratios with a %.0f%%\n"
+		"t-interval on their logs (each run is its own pair): above 1, vsock is faster.\n"
+		"Efficiency = Gbit/s per busy vCPU (/proc/stat, all vCPUs).\n",
 		100 * s->level);
 	for (st = 0; st < s->nstates; st++) {
 		fprintf(f, "\n%s:\n\n| payload | vsock Gbit/s | TCP Gbit/s | vsock/TCP | vsock Gbit/s per vCPU | TCP Gbit/s per vCPU | vsock/TCP efficiency |\n"
