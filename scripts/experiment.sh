@@ -56,9 +56,10 @@
 # (results/2026-12-01-loopback-wall).
 # Time budget (quiet host, measured with these defaults): loopback
 # 47:56 min (results/2026-12-01-loopback-wall-timed: 48 runs of ~54 s,
-# ~76 s in the traced rounds), h2g 34:19 min
-# (results/2026-12-01-h2g-wall-timed); with byte-sized transfers and
-# every round traced they took 68:52 and 44 min.
+# ~76 s in the traced rounds), h2g 48:55 min with the TCP column
+# (results/2026-12-01-h2g-wall-tcp: ~55 s, ~78 s traced; 34:19 min
+# without it, results/2026-12-01-h2g-wall-timed); with byte-sized
+# transfers and every round traced they took 68:52 and 44 min.
 # Under a load average of 8-9 a run of the old 8-pair design took up to
 # 157 s and its results drowned in noise (results/2026-11-30-default).
 # --clock icount keeps 8 pairs and SCALE/CAP sizing (its cross-boot
