@@ -49,6 +49,10 @@ usage: ${0##*/} -k VARIANT [-s SMP] [-m MEM_MB] [-t TIMEOUT_S] [-o OUTDIR]
               VB_VU_DIR: use the back-end already serving DIR/vu.sock, DIR/uds;
               VB_VU_RECONNECT=N: QEMU's chardev reconnect=N - QEMU 7.2's
               vhost-user-vsock fails at start with it, "Failed to set msg fds")
+  (env VB_QEMU_SEED=N: the guest's randomness from seed N - QEMU -seed,
+              which RDRAND and QEMU's own guest-random draws use - and an
+              RTC that starts at a fixed date on the guest's clock: boots
+              that differ only in what the host's timing gives them)
   -H COMMAND  host-side command (bash -c), started once the guest reached
               /init; env VB_UDS = the device's host endpoint (write
               "CONNECT <port>"), VB_OUTDIR, VB_GUEST_PID (gone = the
@@ -198,6 +202,11 @@ fi
 # (its timers then fire at their real rate, not back to back over each
 # warp: host->guest, where the guest mostly waits, see scripts/experiment.sh
 # --icount-sleep).
+if [ -n "${VB_QEMU_SEED:-}" ]; then
+	[[ "$VB_QEMU_SEED" =~ ^[0-9]+$ ]] ||
+		{ echo "${0##*/}: VB_QEMU_SEED must be a number, not '$VB_QEMU_SEED'" >&2; exit 2; }
+	qemu+=(-seed "$VB_QEMU_SEED" -rtc base=2026-01-01T00:00:00,clock=vm)
+fi
 if [ "$CLOCK" = icount ]; then
 	case ${VB_ICOUNT_SLEEP:-off} in
 	on|off) ;;

@@ -196,6 +196,10 @@ expect "tracer-overhead: --rounds 1" 2 "--rounds needs a number >= 2" \
 	"$ROOT/scripts/tracer-overhead.sh" --rounds 1
 expect "icount-spread: --repeats 1" 2 "--repeats needs a number >= 2" \
 	"$ROOT/scripts/icount-spread.sh" --repeats 1
+expect "icount-spread: bad --seed" 2 "--seed needs a number, not 'lucky'" \
+	"$ROOT/scripts/icount-spread.sh" --seed lucky
+expect "runner: bad VB_QEMU_SEED" 2 "VB_QEMU_SEED must be a number, not '-1'" \
+	env VB_QEMU_SEED=-1 "$ROOT/scripts/guest-run.sh" -k baseline "$ROOT/tests/guest/vsock_test.sh"
 expect "icount-spread: unknown kernel" 2 "unknown kernel variant 'nosuch'" \
 	"$ROOT/scripts/icount-spread.sh" --kernels "baseline nosuch"
 expect "icount-spread: --resummarize without its table" 2 "not an icount-spread table" \
