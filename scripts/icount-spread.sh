@@ -1,6 +1,7 @@
 #!/bin/bash
 # icount-spread.sh [--kernels LIST] [--boots N] [--payloads LIST]
-#                  [--packets LIST] [--repeats N] [--seed N] [--out DIR]
+#                  [--packets LIST] [--repeats N] [--seed N]
+#                  [--aslr on|off] [--out DIR]
 # icount-spread.sh --resummarize DIR   (spread.tsv, table.md from DIR's
 #                                       steps-insns.tsv again)
 #
@@ -18,7 +19,10 @@
 # transfers.  --seed N gives every boot the same randomness (guest-run.sh
 # VB_QEMU_SEED: QEMU -seed N, a fixed-date RTC on the guest's clock), so
 # boots then differ only in what the host's timing gives them (9p and
-# console I/O completing at other instruction counts).
+# console I/O completing at other instruction counts).  --aslr off turns
+# the guest's user address-space randomisation off (the one consumer of
+# randomness on the transfer's path in these kernels: no KASLR, no
+# kernel stack offset or freelist randomisation).
 #
 # Defaults: baseline and patched, 2 boots each, payloads 256 and 512 (the
 # ones whose cross-boot CV missed 1 % in results/2026-12-01-icount-16p),
@@ -151,7 +155,7 @@ ctxsw() {
 }
 
 KERNELS="baseline patched" BOOTS=2 PAYLOADS="256 512" PACKETS="16384 65536 262144"
-REPEATS=5 OUT= SEED=
+REPEATS=5 OUT= SEED= ASLR=on
 args=("$@")
 if [ "${1-}" = --resummarize ]; then
 	[ $# -eq 2 ] || usage
@@ -168,6 +172,7 @@ while [ $# -gt 0 ]; do
 	--packets) PACKETS=${2-} ;;
 	--repeats) REPEATS=${2-} ;;
 	--seed) SEED=${2-} ;;
+	--aslr) ASLR=${2-} ;;
 	--out) OUT=${2-} ;;
 	*) usage ;;
 	esac
@@ -177,6 +182,7 @@ done
 num() { [[ "$1" =~ ^[1-9][0-9]*$ ]]; }
 num "$BOOTS" || bad "--boots needs a positive number, not '$BOOTS'"
 [ -z "$SEED" ] || [[ "$SEED" =~ ^[0-9]+$ ]] || bad "--seed needs a number, not '$SEED'"
+case $ASLR in on|off) ;; *) bad "--aslr must be on or off, not '$ASLR'" ;; esac
 num "$REPEATS" && [ "$REPEATS" -ge 2 ] || bad "--repeats needs a number >= 2 (a CV needs two transfers), not '$REPEATS'"
 [ -n "$KERNELS" ] || bad "--kernels is empty"
 for k in $KERNELS; do variant_spec "$k" >/dev/null 2>&1 || bad "unknown kernel variant '$k'"; done
@@ -206,7 +212,7 @@ rc=0 running=()
 for j in "${jobs[@]}"; do
 	name=${j%% *} kdir=${j#* }
 	mkdir -p "$OUT/$name"
-	VB_QEMU_SEED=$SEED "$VB_ROOT/scripts/guest-run.sh" -K "$kdir" -t 3600 -C icount -o "$OUT/$name" \
+	VB_QEMU_SEED=$SEED "$VB_ROOT/scripts/guest-run.sh" -K "$kdir" -t 3600 -C icount -o "$OUT/$name" -e "ASLR=$ASLR" \
 		"$VB_ROOT/tests/guest/icount-spread.sh" "$PAYLOADS" "$PACKETS" "$REPEATS" \
 		>/dev/null 2>"$OUT/$name/guest-run.err" &
 	running+=($!)
@@ -243,13 +249,13 @@ jq -n --arg cmd "scripts/icount-spread.sh${args[*]:+ ${args[*]}}" \
 	--arg dirty "$(git -C "$VB_ROOT" status --porcelain 2>/dev/null | grep -qv '^??' && echo yes || echo no)" \
 	--arg kernels "$(printf '%s\n' "${kernels[@]}")" --arg payloads "$PAYLOADS" --arg packets "$PACKETS" \
 	--argjson boots "$BOOTS" --argjson repeats "$REPEATS" --arg load0 "$load0" --arg load1 "$load1" \
-	--arg seed "$SEED" \
+	--arg seed "$SEED" --arg aslr "$ASLR" \
 	--argjson seconds $((t1 - t0)) '{
 	  format: "vsockbatch-icount-spread", command: $cmd, commit: $commit, dirty_tree: $dirty,
 	  kernels: ($kernels | split("\n") | map(split(" ") | {variant: .[0], cache_entry: .[1]})),
 	  payloads: ($payloads | split(" ") | map(tonumber)), packets: ($packets | split(" ") | map(tonumber)),
 	  boots_per_kernel: $boots, repeats: $repeats,
-	  seed: (if $seed == "" then null else ($seed | tonumber) end),
+	  seed: (if $seed == "" then null else ($seed | tonumber) end), aslr: $aslr,
 	  seed_note: (if $seed == "" then "none: every boot draws its own randomness (RDRAND, RTC at the host time)" else "every boot: QEMU -seed, -rtc base=2026-01-01T00:00:00,clock=vm (identical guest inputs but the host I/O timing)" end),
 	  clock: "icount (QEMU -icount shift=0,sleep=off + vb-insns plugin): guest instructions from vb-recv accept() to EOF, all vCPUs and per vCPU; untraced; not wall-clock",
 	  transfer: "loopback (CID 1), vb-sender --cpu 1 -> vb-recv --cpu 0, 64 KiB recv(); one unmarked warm-up transfer per payload and boot",

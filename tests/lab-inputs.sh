@@ -198,6 +198,8 @@ expect "icount-spread: --repeats 1" 2 "--repeats needs a number >= 2" \
 	"$ROOT/scripts/icount-spread.sh" --repeats 1
 expect "icount-spread: bad --seed" 2 "--seed needs a number, not 'lucky'" \
 	"$ROOT/scripts/icount-spread.sh" --seed lucky
+expect "icount-spread: bad --aslr" 2 "--aslr must be on or off, not 'maybe'" \
+	"$ROOT/scripts/icount-spread.sh" --aslr maybe
 expect "runner: bad VB_QEMU_SEED" 2 "VB_QEMU_SEED must be a number, not '-1'" \
 	env VB_QEMU_SEED=-1 "$ROOT/scripts/guest-run.sh" -k baseline "$ROOT/tests/guest/vsock_test.sh"
 expect "icount-spread: unknown kernel" 2 "unknown kernel variant 'nosuch'" \
