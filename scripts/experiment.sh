@@ -9,7 +9,7 @@
 #                         [--trace-rounds N]
 #                         [--clock wall|icount] [--seconds T] [--no-tcp]
 #                         [--max-other CORES] [--max-steal PCT]
-#                         [--icount-sleep on|off]
+#                         [--icount-sleep on|off] [--aslr on|off]
 #   scripts/experiment.sh --resummarize DIR
 #
 # Three kernel states (baseline, p1-3, patched; scripts/kernel-build.sh).
@@ -71,6 +71,11 @@
 # namespace (scripts/guest-run.sh -N: QEMU's virtio-net, host kernel TCP;
 # nothing of it touches the machine's own network), the NIC's interrupt
 # pinned to vCPU 1 like the vsock device's.
+# --aslr off: the guests' user address-space randomisation off
+# (kernel.randomize_va_space = 0).  Over loopback at 1 KiB it carries most
+# of the per-boot spread of the instruction count: the boot's draw sets
+# how often the worker preempts the sender (results/
+# 2026-12-01-icount-boot-state).  Default on, as a user's guest has it.
 # Host load per transfer: the guest frames each transfer with VB-XFER
 # lines on its console; scripts/xfer-watch.sh (host) samples /proc/stat,
 # QEMU's and the back-end's CPU at both ends, h2g-host.sh times the host
@@ -133,7 +138,7 @@ usage() { # usage [STATUS]: the header comment; 2 (to stderr) unless told
 STATES=(baseline p1-3 patched)
 QUICK=0 PAIRS= PAYLOADS= LABEL= OUT= SCALE= CAP= RTT_COUNT= TRACE=1 MODE=loopback
 TRACE_ROUNDS=
-CLOCK=wall XSECS= TCP=1 MAX_OTHER= MAX_STEAL= ISLEEP=
+CLOCK=wall XSECS= TCP=1 MAX_OTHER= MAX_STEAL= ISLEEP= ASLR=on
 RESUM=
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -154,6 +159,7 @@ while [ $# -gt 0 ]; do
 	--max-other) MAX_OTHER=${2-}; shift ;;
 	--max-steal) MAX_STEAL=${2-}; shift ;;
 	--icount-sleep) ISLEEP=${2-}; shift ;;
+	--aslr) ASLR=${2-}; shift ;;
 	--resummarize) RESUM=${2-}; shift ;;
 	-h|--help) usage 0 ;;
 	*) echo "${0##*/}: unknown argument '$1'" >&2; usage ;;
@@ -392,6 +398,7 @@ if [ -n "$XSECS" ]; then
 		{ echo "${0##*/}: --seconds needs a duration in (0, 600], not '$XSECS'" >&2; exit 2; }
 fi
 [ "$CLOCK" = icount ] && TCP=0
+case $ASLR in on|off) ;; *) echo "${0##*/}: --aslr must be on or off, not '$ASLR'" >&2; exit 2 ;; esac
 [[ "$PAIRS" =~ ^[1-9][0-9]*$ ]] || { echo "${0##*/}: --pairs needs a positive number, not '$PAIRS'" >&2; exit 2; }
 # traced rounds: 4 AB/BA pairs in a wall-clock set, every round otherwise
 if [ -z "$TRACE_ROUNDS" ]; then
@@ -478,11 +485,13 @@ if [ "$TRACE" = 1 ]; then cmd+=" --trace-rounds $TRACE_ROUNDS"; else cmd+=" --no
 [ -z "$XSECS" ] || cmd+=" --seconds $XSECS"
 [ "$TCP" = 1 ] || [ "$CLOCK" = icount ] || cmd+=" --no-tcp"
 cmd+=" --max-other $MAX_OTHER --max-steal $MAX_STEAL"
+[ "$ASLR" = on ] || cmd+=" --aslr off"
 cmd+=" --label $LABEL"
 experiment=$(jq -n --argjson s "$SCALE" --argjson c "$CAPB" --argjson n "$RTT_COUNT" \
 	--argjson w "$PP_WARMUP" --argjson t "$TRACE" --arg mode "$MODE" \
 	--arg clock "$CLOCK" --arg xsecs "$XSECS" --argjson tr "$TRACE_ROUNDS" \
 	--argjson tcp "$TCP" --arg mo "$MAX_OTHER" --arg ms "$MAX_STEAL" --arg isl "$ISLEEP" \
+	--arg aslr "$ASLR" \
 	'{mode: $mode, clock: $clock,
 	  icount_sleep: (if $clock == "icount" then $isl else null end),
 	  clock_note: (if $clock == "icount" and $isl == "on" then
@@ -492,6 +501,7 @@ experiment=$(jq -n --argjson s "$SCALE" --argjson c "$CAPB" --argjson n "$RTT_CO
 	   else "TCG wall clock: guest time follows the host; throughput and RTT depend on host load" end),
 	  bytes_rule: "payload * scale, at most cap", scale: $s, cap_bytes: $c,
 	  receiver: "vb-recv pinned to vCPU 0 (blocking recv)",
+	  aslr: (if $aslr == "on" then "on (the kernel default, randomize_va_space = 2)" else "off: randomize_va_space = 0 in every guest before its first transfer" end),
 	  rtt_count: $n, rtt_warmup: $w, traced_run_per_payload: ($t == 1),
 	  traced_rounds: $tr,
 	  order: "round i: baseline, p1-3, patched; round i+1 reversed",
@@ -605,7 +615,7 @@ for ((r = 0; r < PAIRS; r++)); do
 		((r < TRACE_ROUNDS)) && traced=1
 		env=(PAYLOADS="${PL[*]}" SCALE="$SCALE" CAP="$CAPB" RTT_SIZES="${RTT[*]}"
 		     PP_COUNT="$RTT_COUNT" PP_WARMUP="$PP_WARMUP" TRACE="$traced"
-		     CLOCK="$CLOCK" XFER_SECONDS="$XSECS" TCP="$TCP")
+		     CLOCK="$CLOCK" XFER_SECONDS="$XSECS" TCP="$TCP" ASLR="$ASLR")
 		devargs=()
 		for e in "${env[@]}"; do devargs+=(-e "$e"); done
 		# The host's view of each transfer (scripts/xfer-watch.sh; in

@@ -141,6 +141,8 @@ expect "icount-tables: a wall-clock set" 1 "not an instruction-count" \
 	"$ROOT/scripts/icount-tables.sh" "$ROOT/results/2026-11-30-quiet"
 expect "vb-mark: bad id" 2 "ID: a number 1..65535" "$ROOT/build/vb-mark" 0
 
+expect "experiment: bad --aslr" 2 "--aslr must be on or off, not 'no'" \
+	"$ROOT/scripts/experiment.sh" --aslr no --out "$tmp/exp"
 expect "experiment: unknown mode" 2 "--mode must be loopback or h2g, not 'tcp'" \
 	"$ROOT/scripts/experiment.sh" --mode tcp --out "$tmp/exp"
 expect "experiment: bad --seconds" 2 "--seconds needs a duration in .0, 600., not '0'" \

@@ -28,6 +28,8 @@
 #   TRACE      1 (default): one extra traced run per payload
 #   STATE      kernel state name, stored as a label in traced files
 #   WARMUP     1 (default): one untimed transfer of the first payload first
+#   ASLR       on (default) or off: user address-space randomisation
+#              (kernel.randomize_va_space = 0 before the first transfer)
 #   CLOCK      wall (default) or icount (guest-run.sh -C icount): then
 #              vb-recv sets instruction-count marks around every transfer
 #              (accept to EOF) and marks.tsv names them; the host turns
@@ -78,6 +80,7 @@ TCP=${TCP:-1}
 [ "$CLOCK" = icount ] && TCP=0
 case $MODE in loopback|h2g) ;; *) echo "experiment-run: MODE must be loopback or h2g, not '$MODE'"; exit 2 ;; esac
 case $CLOCK in wall|icount) ;; *) echo "experiment-run: CLOCK must be wall or icount, not '$CLOCK'"; exit 2 ;; esac
+case ${ASLR:=on} in on|off) ;; *) echo "experiment-run: ASLR must be on or off, not '$ASLR'"; exit 2 ;; esac
 case $XFER_SECONDS in
 *[!0-9.]*|*.*.*|.) echo "experiment-run: XFER_SECONDS must be seconds, not '$XFER_SECONDS'"; exit 2 ;;
 esac
@@ -91,6 +94,10 @@ if [ "$MODE" = h2g ] && [ "$TCP" = 1 ] && [ -z "$net_addr" ]; then
 fi
 tcp_arg=--tcp
 [ "$MODE" = h2g ] && tcp_arg=--tcp=$net_addr
+if [ "$ASLR" = off ]; then
+	echo 0 >/proc/sys/kernel/randomize_va_space ||
+		{ echo "experiment-run: cannot turn ASLR off"; exit 1; }
+fi
 mkdir -p "$out/raw" "$out/traced" || exit 1
 samples=$out/samples.jsonl
 : >"$samples"
@@ -297,6 +304,7 @@ stream_one() {
 		echo "untraced transfers: payload * scale bytes, at most cap"
 	fi
 	echo "tcp: $TCP${net_addr:+ (over the NIC, $net_addr)}"
+	echo "randomize_va_space: $(cat /proc/sys/kernel/randomize_va_space)"
 } >"$out/env.txt"
 say "$(uname -r), state $STATE, mode $MODE, payloads: $PAYLOADS"
 
