@@ -29,9 +29,10 @@
 #
 # Environment: VB_UDS, VB_OUTDIR, VB_GUEST_PID (from guest-run.sh -H);
 # PAYLOADS, SCALE, CAP, XFER_SECONDS, RTT_SIZES, PP_COUNT, PP_WARMUP,
-# TRACE, WARMUP, TCP as given to the guest (XFER_SECONDS: the fixed and
-# matched transfers are `send --seconds`, the others SCALE/CAP bytes).  Output: VB_OUTDIR/host-samples.jsonl,
-# VB_OUTDIR/raw/host.*, VB_OUTDIR/host-xfer.tsv.
+# TRACE, WARMUP, TCP as given to the guest (XFER_SECONDS: the fixed,
+# matched and TCP transfers are `--seconds` ones, the others SCALE/CAP
+# bytes).  Output: VB_OUTDIR/host-samples.jsonl, VB_OUTDIR/raw/host.*,
+# VB_OUTDIR/host-xfer.tsv.
 # Exit 0 when every step worked, 1 otherwise (the others still run).
 set -uo pipefail
 VB_ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -128,14 +129,16 @@ done
 # the guest's next echo server (raw/NAME.SIZE.server.out); STATS of its
 # rtt_us_* (mean p50 p99) become METRIC_PREFIX_STAT_us samples
 pingpong() {
-	local s=$1 n=$2 pre=$3 stats=$4 f m v
+	local s=$1 n=$2 pre=$3 stats=$4 f m v rc
 	shift 4
 	port=$((port + 1))
 	f=$raw/host.$n.$s.client.out
 	wait_listen "$raw/$n.$s.server.out" "$port" || return
-	if ! "$@" --port "$port" --size "$s" --count "$PP_COUNT" \
-	    --warmup "$PP_WARMUP" --retry 10 >"$f" 2>&1; then
-		fail "$n $s (port $port): client exited $?: $(tail -n 1 "$f")"
+	"$@" --port "$port" --size "$s" --count "$PP_COUNT" \
+		--warmup "$PP_WARMUP" --retry 10 >"$f" 2>&1
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		fail "$n $s (port $port): client exited $rc: $(tail -n 1 "$f")"
 		return
 	fi
 	for m in $stats; do

@@ -86,9 +86,11 @@ stream() {
 	vb-recv --port $port --expect-bytes "$bytes" "$@" \
 		>"$out/$name.rx.out" 2>&1 &
 	rpid=$!
-	if ! vb-sender --cid 1 --port $port --bytes "$bytes" \
-	    --buf-size "$wsize" --retry 10 >"$out/$name.tx.out" 2>&1; then
-		fail "$name: vb-sender exited $?: $(tail -n 1 "$out/$name.tx.out")"
+	vb-sender --cid 1 --port $port --bytes "$bytes" \
+		--buf-size "$wsize" --retry 10 >"$out/$name.tx.out" 2>&1
+	src=$?
+	if [ $src -ne 0 ]; then
+		fail "$name: vb-sender exited $src: $(tail -n 1 "$out/$name.tx.out")"
 		kill $rpid 2>/dev/null	# never connected: do not wait forever
 	fi
 	wait $rpid

@@ -215,8 +215,10 @@ stream_h2g() {
 			--label "payload=$p" --label "state=$STATE" \
 			--label "bytes=$bytes" --label "mode=h2g" -- "$@"
 	fi
-	if ! "$@" >"$rx" 2>&1; then
-		fail "$name: receiver side exited $?: $(tail -n 1 "$rx")"
+	"$@" >"$rx" 2>&1
+	rrc=$?
+	if [ $rrc -ne 0 ]; then
+		fail "$name: receiver side exited $rrc: $(tail -n 1 "$rx")"
 		return 1
 	fi
 	return 0
@@ -275,8 +277,10 @@ stream_one() {
 			--label "payload=$p" --label "state=$STATE" \
 			--label "bytes=$bytes" -- "$@"
 	fi
-	if ! "$@" >"$tx" 2>&1; then
-		fail "$name: sender side exited $?: $(tail -n 1 "$tx")"
+	"$@" >"$tx" 2>&1
+	trc=$?
+	if [ $trc -ne 0 ]; then
+		fail "$name: sender side exited $trc: $(tail -n 1 "$tx")"
 		kill $rpid 2>/dev/null
 		wait $rpid
 		return 1
@@ -386,10 +390,12 @@ pingpong() {
 	[ "$1" = --tcp ] && tr=--tcp
 	vb-pingpong $tr --server --port $port --cpu 0 >"$pf.server.out" 2>&1 &
 	spid=$!
-	if ! vb-pingpong "$@" --port $port --size "$ps" \
-	    --count "$PP_COUNT" --warmup "$PP_WARMUP" --cpu 1 \
-	    --retry 10 >"$pf.client.out" 2>&1; then
-		fail "ping-pong $ps ($*): client exited $?: $(tail -n 1 "$pf.client.out")"
+	vb-pingpong "$@" --port $port --size "$ps" \
+		--count "$PP_COUNT" --warmup "$PP_WARMUP" --cpu 1 \
+		--retry 10 >"$pf.client.out" 2>&1
+	crc=$?
+	if [ $crc -ne 0 ]; then
+		fail "ping-pong $ps ($*): client exited $crc: $(tail -n 1 "$pf.client.out")"
 		kill $spid 2>/dev/null
 		wait $spid
 		return 1
