@@ -615,7 +615,7 @@ for ((r = 0; r < PAIRS; r++)); do
 		((r < TRACE_ROUNDS)) && traced=1
 		env=(PAYLOADS="${PL[*]}" SCALE="$SCALE" CAP="$CAPB" RTT_SIZES="${RTT[*]}"
 		     PP_COUNT="$RTT_COUNT" PP_WARMUP="$PP_WARMUP" TRACE="$traced"
-		     CLOCK="$CLOCK" XFER_SECONDS="$XSECS" TCP="$TCP" ASLR="$ASLR")
+		     CLOCK="$CLOCK" XFER_SECONDS="$XSECS" TCP="$TCP" VB_ASLR="$ASLR")
 		devargs=()
 		for e in "${env[@]}"; do devargs+=(-e "$e"); done
 		# The host's view of each transfer (scripts/xfer-watch.sh; in

@@ -212,7 +212,7 @@ rc=0 running=()
 for j in "${jobs[@]}"; do
 	name=${j%% *} kdir=${j#* }
 	mkdir -p "$OUT/$name"
-	VB_QEMU_SEED=$SEED "$VB_ROOT/scripts/guest-run.sh" -K "$kdir" -t 3600 -C icount -o "$OUT/$name" -e "ASLR=$ASLR" \
+	VB_QEMU_SEED=$SEED "$VB_ROOT/scripts/guest-run.sh" -K "$kdir" -t 3600 -C icount -o "$OUT/$name" -e "VB_ASLR=$ASLR" \
 		"$VB_ROOT/tests/guest/icount-spread.sh" "$PAYLOADS" "$PACKETS" "$REPEATS" \
 		>/dev/null 2>"$OUT/$name/guest-run.err" &
 	running+=($!)

@@ -202,6 +202,17 @@ expect "icount-spread: bad --seed" 2 "--seed needs a number, not 'lucky'" \
 	"$ROOT/scripts/icount-spread.sh" --seed lucky
 expect "icount-spread: bad --aslr" 2 "--aslr must be on or off, not 'maybe'" \
 	"$ROOT/scripts/icount-spread.sh" --aslr maybe
+# VB_ASLR: /init turns user ASLR off for the whole boot, and refuses a
+# value it does not know before the script starts
+printf 'cat /proc/sys/kernel/randomize_va_space >"$RESULTS/aslr"\n' >"$tmp/aslr.sh"
+"$ROOT/scripts/guest-run.sh" -k baseline -t 60 -o "$tmp/aslr-off" -e VB_ASLR=off "$tmp/aslr.sh" \
+	>/dev/null 2>"$tmp/err" && [ "$(cat "$tmp/aslr-off/aslr" 2>/dev/null)" = 0 ]
+outcome $? "guest /init: VB_ASLR=off gives randomize_va_space 0" "$(tail -n 1 "$tmp/err")"
+"$ROOT/scripts/guest-run.sh" -k baseline -t 60 -o "$tmp/aslr-on" "$tmp/aslr.sh" \
+	>/dev/null 2>"$tmp/err" && [ "$(cat "$tmp/aslr-on/aslr" 2>/dev/null)" = 2 ]
+outcome $? "guest /init: ASLR left on by default (randomize_va_space 2)" "$(tail -n 1 "$tmp/err")"
+expect "guest /init: bad VB_ASLR" 4 "VB_ASLR must be on or off, not 'maybe'" \
+	"$ROOT/scripts/guest-run.sh" -k baseline -t 60 -o "$tmp/aslr-bad" -e VB_ASLR=maybe "$tmp/aslr.sh"
 expect "runner: bad VB_QEMU_SEED" 2 "VB_QEMU_SEED must be a number, not '-1'" \
 	env VB_QEMU_SEED=-1 "$ROOT/scripts/guest-run.sh" -k baseline "$ROOT/tests/guest/vsock_test.sh"
 expect "icount-spread: unknown kernel" 2 "unknown kernel variant 'nosuch'" \

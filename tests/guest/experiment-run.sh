@@ -28,8 +28,8 @@
 #   TRACE      1 (default): one extra traced run per payload
 #   STATE      kernel state name, stored as a label in traced files
 #   WARMUP     1 (default): one untimed transfer of the first payload first
-#   ASLR       on (default) or off: user address-space randomisation
-#              (kernel.randomize_va_space = 0 before the first transfer)
+#   VB_ASLR    off: user address-space randomisation off (set by /init;
+#              env.txt records kernel.randomize_va_space)
 #   CLOCK      wall (default) or icount (guest-run.sh -C icount): then
 #              vb-recv sets instruction-count marks around every transfer
 #              (accept to EOF) and marks.tsv names them; the host turns
@@ -80,7 +80,6 @@ TCP=${TCP:-1}
 [ "$CLOCK" = icount ] && TCP=0
 case $MODE in loopback|h2g) ;; *) echo "experiment-run: MODE must be loopback or h2g, not '$MODE'"; exit 2 ;; esac
 case $CLOCK in wall|icount) ;; *) echo "experiment-run: CLOCK must be wall or icount, not '$CLOCK'"; exit 2 ;; esac
-case ${ASLR:=on} in on|off) ;; *) echo "experiment-run: ASLR must be on or off, not '$ASLR'"; exit 2 ;; esac
 case $XFER_SECONDS in
 *[!0-9.]*|*.*.*|.) echo "experiment-run: XFER_SECONDS must be seconds, not '$XFER_SECONDS'"; exit 2 ;;
 esac
@@ -94,10 +93,6 @@ if [ "$MODE" = h2g ] && [ "$TCP" = 1 ] && [ -z "$net_addr" ]; then
 fi
 tcp_arg=--tcp
 [ "$MODE" = h2g ] && tcp_arg=--tcp=$net_addr
-if [ "$ASLR" = off ]; then
-	echo 0 >/proc/sys/kernel/randomize_va_space ||
-		{ echo "experiment-run: cannot turn ASLR off"; exit 1; }
-fi
 mkdir -p "$out/raw" "$out/traced" || exit 1
 samples=$out/samples.jsonl
 : >"$samples"
@@ -318,8 +313,9 @@ say "$(uname -r), state $STATE, mode $MODE, payloads: $PAYLOADS"
 # device has one INTx line, named after it in /proc/interrupts.
 # The NIC's (TCP=1) goes there too, so its receive softirq runs where the
 # vsock RX worker does.
-# pin_irq DRIVER WHAT: the interrupt of DRIVER's virtio device on vCPU 1
-# (a shared INTx line lists every device on it: "virtio2, virtio0")
+# pin_irq DRIVER WHAT [alone]: the interrupt of DRIVER's virtio device
+# on vCPU 1 (a shared INTx line lists every device on it: "virtio2,
+# virtio0"); with "alone", refuse a line the device shares
 pin_irq() {
 	dev=$(ls "/sys/bus/virtio/drivers/$1/" 2>/dev/null | grep '^virtio' | head -n 1)
 	irq=$(grep -E "[[:space:]]$dev(,|$)" /proc/interrupts | sed -n 's/^ *\([0-9]*\):.*/\1/p' | head -n 1)
@@ -332,15 +328,15 @@ pin_irq() {
 		say "cannot pin IRQ $irq ($dev) to vCPU 1"
 		exit 1
 	fi
+	if [ "${3-}" = alone ] && grep -E "^ *$irq:" /proc/interrupts | grep -q ','; then
+		say "the $2 device shares IRQ $irq: $(grep -E "^ *$irq:" /proc/interrupts | sed 's/.*fasteoi *//')"
+		exit 1
+	fi
 	echo "$2 irq: $irq ($dev) pinned to cpu $(cat "/proc/irq/$irq/smp_affinity_list")" >>"$out/env.txt"
 }
 if [ "$MODE" = h2g ]; then
-	pin_irq vmw_vsock_virtio_transport "rx"
 	# alone on its line, as without the NIC (guest-run.sh places it)
-	if grep -E "^ *$irq:" /proc/interrupts | grep -q ','; then
-		say "the vsock device shares IRQ $irq: $(grep -E "^ *$irq:" /proc/interrupts | sed 's/.*fasteoi *//')"
-		exit 1
-	fi
+	pin_irq vmw_vsock_virtio_transport "rx" alone
 	[ "$TCP" = 1 ] && pin_irq virtio_net "virtio-net"
 fi
 

@@ -10,17 +10,13 @@
 # order rotates the lengths so a drift in the boot does not line up with
 # one length.
 # $RESULTS/steps.tsv: k payload packets bytes status (ok | failed).
-# Env ASLR=off: user address-space randomisation off
-# (kernel.randomize_va_space = 0) before the first transfer.
+# $RESULTS/aslr.txt: the boot's kernel.randomize_va_space (/init sets it
+# from VB_ASLR).
 . /vb/guest/rotate.sh
 out=${RESULTS:?}
 payloads=${1:?PAYLOADS} packets=${2:?PACKETS} repeats=${3:?REPEATS}
 : >"$out/steps.tsv"
 k=0 port=5000 fails=0
-if [ "${ASLR:-on}" = off ]; then
-	echo 0 >/proc/sys/kernel/randomize_va_space ||
-		{ echo "icount-spread: cannot turn ASLR off"; exit 1; }
-fi
 echo "randomize_va_space: $(cat /proc/sys/kernel/randomize_va_space)" >"$out/aslr.txt"
 
 run() { # run PAYLOAD PACKETS
