@@ -501,7 +501,7 @@ experiment=$(jq -n --argjson s "$SCALE" --argjson c "$CAPB" --argjson n "$RTT_CO
 	   else "TCG wall clock: guest time follows the host; throughput and RTT depend on host load" end),
 	  bytes_rule: "payload * scale, at most cap", scale: $s, cap_bytes: $c,
 	  receiver: "vb-recv pinned to vCPU 0 (blocking recv)",
-	  aslr: (if $aslr == "on" then "on (the kernel default, randomize_va_space = 2)" else "off: randomize_va_space = 0 in every guest before its first transfer" end),
+	  aslr: (if $aslr == "on" then "on (the kernel default, randomize_va_space = 2)" else "off: randomize_va_space = 0 for the whole of every guest boot (/init, VB_ASLR=off)" end),
 	  rtt_count: $n, rtt_warmup: $w, traced_run_per_payload: ($t == 1),
 	  traced_rounds: $tr,
 	  order: "round i: baseline, p1-3, patched; round i+1 reversed",

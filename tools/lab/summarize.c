@@ -1105,6 +1105,13 @@ static void md_boot(FILE *f, const struct set *s, const struct comp *c,
 		fputc('\n', f);
 }
 
+/* Host->guest sets name the RX worker's vCPU in their manifest; loopback
+ * ones have none (rx_cpu stays -1). */
+static bool set_is_h2g(const struct set *s)
+{
+	return s->rx_cpu >= 0;
+}
+
 static void md_comparison(FILE *f, const struct set *s, const struct comp *c,
 			  bool full)
 {
@@ -1148,7 +1155,7 @@ static void md_comparison(FILE *f, const struct set *s, const struct comp *c,
 	md_table(f, s, c, SUM_M_EFF_RX, SUM_M_NR,
 		 "Efficiency on the RX worker's vCPU: throughput per busy RX vCPU, untraced, wall clock (/proc/stat)");
 	md_table(f, s, c, SUM_M_TPUT_TCP, SUM_M_NR,
-		 s->rx_cpu >= 0 ?
+		 set_is_h2g(s) ?
 		 "Control: the same transfer over TCP from the host through the guest's virtio-net NIC, untraced, wall clock (the series does not touch TCP: a change here is the boots' or the host's, not the patches')" :
 		 "Control: the same transfer over TCP on 127.0.0.1, untraced, wall clock (the series does not touch TCP: a change here is the boots' or the host's, not the patches')");
 	if (full)
@@ -1413,7 +1420,7 @@ static void md_tcp(FILE *f, const struct set *s)
 	if (!has_metric(s, SUM_M_TPUT_TCP))
 		return;
 	fprintf(f, "\n## vsock beside TCP (same guest, same transfers; untraced, wall clock)\n\n");
-	if (s->rx_cpu >= 0)
+	if (set_is_h2g(s))
 		fprintf(f, "The fixed 64K-receiver transfer once more over TCP, from the host through\n"
 			"the guest's virtio-net NIC in the same boot (host vb-sender --tcp to guest\n"
 			"vb-recv --tcp: same writes, receiver, pinning and duration, Nagle on, default\n"
