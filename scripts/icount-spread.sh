@@ -1,7 +1,8 @@
 #!/bin/bash
 # icount-spread.sh [--kernels LIST] [--boots N] [--payloads LIST]
 #                  [--packets LIST] [--repeats N] [--seed N]
-#                  [--aslr on|off] [--out DIR]
+#                  [--aslr on|off] [--between none|memory|spin]
+#                  [--out DIR]
 # icount-spread.sh --resummarize DIR   (spread.tsv, table.md from DIR's
 #                                       steps-insns.tsv again)
 #
@@ -22,7 +23,13 @@
 # console I/O completing at other instruction counts).  --aslr off turns
 # the guest's user address-space randomisation off (the one consumer of
 # randomness on the transfer's path in these kernels: no KASLR, no
-# kernel stack offset or freelist randomisation).
+# kernel stack offset or freelist randomisation).  --between ACTION runs
+# ACTION, unmarked, before every marked transfer, to ask whether a
+# boot's state can be drawn again inside the boot: memory (write and
+# remove 256 MiB of tmpfs, drop the page cache: the page allocator's
+# free lists and the slabs) or spin (a random-length busy loop on vCPU 1:
+# the clock's phase and vCPU 1's run-queue time); a state that is drawn
+# again moves spread from the boots' means into the within-boot CV.
 #
 # Defaults: baseline and patched, 2 boots each, payloads 256 and 512 (the
 # ones whose cross-boot CV missed 1 % in results/2026-12-01-icount-16p),
@@ -155,7 +162,7 @@ ctxsw() {
 }
 
 KERNELS="baseline patched" BOOTS=2 PAYLOADS="256 512" PACKETS="16384 65536 262144"
-REPEATS=5 OUT= SEED= ASLR=on
+REPEATS=5 OUT= SEED= ASLR=on BETWEEN=none
 args=("$@")
 if [ "${1-}" = --resummarize ]; then
 	[ $# -eq 2 ] || usage
@@ -173,6 +180,7 @@ while [ $# -gt 0 ]; do
 	--repeats) REPEATS=${2-} ;;
 	--seed) SEED=${2-} ;;
 	--aslr) ASLR=${2-} ;;
+	--between) BETWEEN=${2-} ;;
 	--out) OUT=${2-} ;;
 	*) usage ;;
 	esac
@@ -183,6 +191,7 @@ num() { [[ "$1" =~ ^[1-9][0-9]*$ ]]; }
 num "$BOOTS" || bad "--boots needs a positive number, not '$BOOTS'"
 [ -z "$SEED" ] || [[ "$SEED" =~ ^[0-9]+$ ]] || bad "--seed needs a number, not '$SEED'"
 case $ASLR in on|off) ;; *) bad "--aslr must be on or off, not '$ASLR'" ;; esac
+case $BETWEEN in none|memory|spin) ;; *) bad "--between must be none, memory or spin, not '$BETWEEN'" ;; esac
 num "$REPEATS" && [ "$REPEATS" -ge 2 ] || bad "--repeats needs a number >= 2 (a CV needs two transfers), not '$REPEATS'"
 [ -n "$KERNELS" ] || bad "--kernels is empty"
 for k in $KERNELS; do variant_spec "$k" >/dev/null 2>&1 || bad "unknown kernel variant '$k'"; done
@@ -213,7 +222,7 @@ for j in "${jobs[@]}"; do
 	name=${j%% *} kdir=${j#* }
 	mkdir -p "$OUT/$name"
 	VB_QEMU_SEED=$SEED "$VB_ROOT/scripts/guest-run.sh" -K "$kdir" -t 3600 -C icount -o "$OUT/$name" -e "VB_ASLR=$ASLR" \
-		"$VB_ROOT/tests/guest/icount-spread.sh" "$PAYLOADS" "$PACKETS" "$REPEATS" \
+		"$VB_ROOT/tests/guest/icount-spread.sh" "$PAYLOADS" "$PACKETS" "$REPEATS" "$BETWEEN" \
 		>/dev/null 2>"$OUT/$name/guest-run.err" &
 	running+=($!)
 	log "guest $name started"
@@ -249,13 +258,13 @@ jq -n --arg cmd "scripts/icount-spread.sh${args[*]:+ ${args[*]}}" \
 	--arg dirty "$(git -C "$VB_ROOT" status --porcelain 2>/dev/null | grep -qv '^??' && echo yes || echo no)" \
 	--arg kernels "$(printf '%s\n' "${kernels[@]}")" --arg payloads "$PAYLOADS" --arg packets "$PACKETS" \
 	--argjson boots "$BOOTS" --argjson repeats "$REPEATS" --arg load0 "$load0" --arg load1 "$load1" \
-	--arg seed "$SEED" --arg aslr "$ASLR" \
+	--arg seed "$SEED" --arg aslr "$ASLR" --arg between "$BETWEEN" \
 	--argjson seconds $((t1 - t0)) '{
 	  format: "vsockbatch-icount-spread", command: $cmd, commit: $commit, dirty_tree: $dirty,
 	  kernels: ($kernels | split("\n") | map(split(" ") | {variant: .[0], cache_entry: .[1]})),
 	  payloads: ($payloads | split(" ") | map(tonumber)), packets: ($packets | split(" ") | map(tonumber)),
 	  boots_per_kernel: $boots, repeats: $repeats,
-	  seed: (if $seed == "" then null else ($seed | tonumber) end), aslr: $aslr,
+	  seed: (if $seed == "" then null else ($seed | tonumber) end), aslr: $aslr, between: $between,
 	  seed_note: (if $seed == "" then "none: every boot draws its own randomness (RDRAND, RTC at the host time)" else "every boot: QEMU -seed, -rtc base=2026-01-01T00:00:00,clock=vm (identical guest inputs but the host I/O timing)" end),
 	  clock: "icount (QEMU -icount shift=0,sleep=off + vb-insns plugin): guest instructions from vb-recv accept() to EOF, all vCPUs and per vCPU; untraced; not wall-clock",
 	  transfer: "loopback (CID 1), vb-sender --cpu 1 -> vb-recv --cpu 0, 64 KiB recv(); one unmarked warm-up transfer per payload and boot",

@@ -202,6 +202,8 @@ expect "icount-spread: bad --seed" 2 "--seed needs a number, not 'lucky'" \
 	"$ROOT/scripts/icount-spread.sh" --seed lucky
 expect "icount-spread: bad --aslr" 2 "--aslr must be on or off, not 'maybe'" \
 	"$ROOT/scripts/icount-spread.sh" --aslr maybe
+expect "icount-spread: bad --between" 2 "--between must be none, memory or spin, not 'shake'" \
+	"$ROOT/scripts/icount-spread.sh" --between shake
 # VB_ASLR: /init turns user ASLR off for the whole boot, and refuses a
 # value it does not know before the script starts
 printf 'cat /proc/sys/kernel/randomize_va_space >"$RESULTS/aslr"\n' >"$tmp/aslr.sh"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# icount-spread.sh PAYLOADS PACKETS REPEATS: the guest half of
+# icount-spread.sh PAYLOADS PACKETS REPEATS [BETWEEN]: the guest half of
 # scripts/icount-spread.sh.  Does the spread of guest instructions per
 # byte between loopback transfers shrink with the transfer's length?  For
 # each of REPEATS passes, every payload in PAYLOADS and every length in
@@ -8,21 +8,46 @@
 # experiment's fixed transfers), counted like them from the receiver's
 # accept() to EOF (vb-recv --insn-mark: marks 2k-1 and 2k); the pass
 # order rotates the lengths so a drift in the boot does not line up with
-# one length.
+# one length.  BETWEEN (none | memory | spin) is what runs, unmarked,
+# before every marked transfer: memory writes 256 MiB to tmpfs, removes
+# it and drops the page cache, so the page allocator's free lists and
+# the slabs the transfer allocates from are stirred; spin burns a random
+# 0-32767 shell-loop iterations on vCPU 1, so the transfer starts at
+# another point of the guest's clock and of vCPU 1's run-queue time.
 # $RESULTS/steps.tsv: k payload packets bytes status (ok | failed).
 # $RESULTS/aslr.txt: the boot's kernel.randomize_va_space (/init sets it
 # from VB_ASLR).
 . /vb/guest/rotate.sh
 out=${RESULTS:?}
 payloads=${1:?PAYLOADS} packets=${2:?PACKETS} repeats=${3:?REPEATS}
+between=${4:-none}
+case $between in none|memory|spin) ;; *) echo "icount-spread: BETWEEN must be none, memory or spin, not '$between'"; exit 2 ;; esac
 : >"$out/steps.tsv"
 k=0 port=5000 fails=0
 echo "randomize_va_space: $(cat /proc/sys/kernel/randomize_va_space)" >"$out/aslr.txt"
+echo "$between" >"$out/between.txt"
+
+# stir BETWEEN: the unmarked step before a marked transfer
+stir() {
+	case $1 in
+	memory)
+		dd if=/dev/zero of=/tmp/vb-stir bs=1M count=256 2>/dev/null
+		rm -f /tmp/vb-stir
+		echo 3 >/proc/sys/vm/drop_caches
+		;;
+	spin)
+		n=$(($(od -An -N2 -tu2 /dev/urandom) % 32768))
+		taskset 2 sh -c "i=0; while [ \$i -lt $n ]; do i=\$((i + 1)); done"
+		echo "$n" >>"$out/spin.txt"
+		;;
+	esac
+}
 
 run() { # run PAYLOAD PACKETS
 	pl=$1 np=$2 st=ok
 	b=$((pl * np))
 	k=$((k + 1)) port=$((port + 1))
+	stir "$between"
 	vb-recv --port $port --cpu 0 --expect-bytes $b --insn-mark $((2 * k - 1)) \
 		>"$out/r$k.rx" 2>&1 &
 	rpid=$!
