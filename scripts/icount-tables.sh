@@ -58,10 +58,16 @@ def verdict: if .ci_low_pct == null then "no CI" elif .ci_low_pct <= 0 and .ci_h
 # once for both spread tables.
 samples=$(mktemp) || exit 1
 trap 'rm -f "$samples"' EXIT
+# The untraced counts come from each run's fixed.<payload> transfer; its
+# host record (summary.json host_load.per_transfer, when the set has one)
+# adds QEMU's share of a host core and whether the set's rule excluded it.
+hostrec=$(jq -c '[.host_load.per_transfer // [] | .[] | {key: "\(.run)|\(.xfer)", value: {qemu_cores, other_cores, excluded}}] | from_entries' "$s")
 for d in $(jq -r '.runs[] | select(.status == 0) | .dir' "$1/manifest.json"); do
 	meta=$(jq -c --arg d "$d" '.runs[] | select(.dir == $d) | {state, round}' "$1/manifest.json")
-	jq -c --argjson m "$meta" 'select(.metric == "insn_per_byte" or .metric == "insn_cpu0_per_byte" or .metric == "insn_cpu1_per_byte") | . + $m' "$1/$d/samples.jsonl"
-done >"$samples"
+	jq -c --argjson m "$meta" --argjson h "$hostrec" --arg d "$d" '
+		select(.metric == "insn_per_byte" or .metric == "insn_cpu0_per_byte" or .metric == "insn_cpu1_per_byte") |
+		. + $m + ($h["\($d)|fixed.\(.payload)"] // {excluded: false})' "$1/$d/samples.jsonl"
+done | jq -c 'select(.excluded | not)' >"$samples"
 # Cross-boot CV: sd / mean over the runs (sample sd, %).
 defs='
 def pl: if . >= 1024 then "\(. / 1024 | floor) KiB" else "\(.) B" end;
@@ -72,7 +78,7 @@ def f: if . == null then "-" else ((. * 100 | round) / 100 | tostring) + " %" en
 '
 
 echo
-echo "#### Cross-boot spread: coefficient of variation over the runs of each state (untraced)"
+echo "#### Cross-boot spread: coefficient of variation over the runs of each state (untraced; transfers the set's host-load rule excluded left out)"
 echo
 jq -r -s "$defs"'
 (map(.state) | unique) as $states |
@@ -104,3 +110,29 @@ map(select(.metric == "insn_per_byte")) |
    ([$va | keys[] | select($vb[.] != null)]) as $rs |
    ([$rs[] | $vb[.] / $va[.]] | cv | f) + " (\($rs | length)) / " +
    (r([$rs[] | $va[.]]; [$rs[] | $vb[.]]) | f2)] | join(" | ")) + " |")' "$samples"
+
+# Host->guest the count moves with how fast QEMU runs beside the host
+# sender and the back-end (more packets per interrupt when it runs
+# slower): the correlation, per state, of instructions per byte with
+# QEMU's share of a host core over the runs, and that share's range.
+# Over loopback nothing outside QEMU's TCG thread is on the path, so r
+# there says how much of the spread lines up with the host by chance.
+if jq -e 'has("qemu_cores")' "$samples" >/dev/null 2>&1; then
+	echo
+	echo "#### The count and the host: Pearson r of instructions per byte (all vCPUs) with QEMU's cores during the transfer, over the runs of each state"
+	echo
+	jq -r -s "$defs"'
+def r($a; $b): ($a | mean) as $ma | ($b | mean) as $mb |
+	([range($a | length)] | map(($a[.] - $ma) * ($b[.] - $mb)) | add) as $sab |
+	($a | map(. - $ma | . * .) | add) as $saa | ($b | map(. - $mb | . * .) | add) as $sbb |
+	if $saa == 0 or $sbb == 0 then null else $sab / (($saa * $sbb) | sqrt) end;
+def f2: if . == null then "-" else ((. * 100 | round) / 100 + 0 | tostring) end;
+map(select(.metric == "insn_per_byte" and .qemu_cores != null)) |
+(map(.state) | unique) as $states |
+"| payload | " + ([$states[] | "\(.) r (n) / QEMU cores"] | join(" | ")) + " |",
+"|---|" + ([$states[] | "---"] | join("|")) + "|",
+(group_by(.payload)[] | . as $g |
+ "| \($g[0].payload | pl) | " + ([$states[] as $st | [$g[] | select(.state == $st)] as $x |
+   (r([$x[].value]; [$x[].qemu_cores]) | f2) + " (\($x | length)) / " +
+   ([$x[].qemu_cores] | "\(min | f2)-\(max | f2)")] | join(" | ")) + " |")' "$samples"
+fi

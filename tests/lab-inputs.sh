@@ -224,9 +224,24 @@ expect "icount-spread: --resummarize without its table" 2 "not an icount-spread 
 # and the good case: a committed icount set's tables, the paired spread included
 "$ROOT/scripts/icount-tables.sh" "$ROOT/results/2026-12-01-h2g-icount-sleep-8p" >"$tmp/ict.md" 2>"$tmp/err" &&
    grep -q '^| 1 KiB | 3.349 | 3.21 | -4.1 % \[-4.3 %, -4 %\] | 0.2 % |' "$tmp/ict.md" &&
-   grep -q '^| 1 KiB | 0.24 % (8) / 0.98 | 0.2 % (8) / 0.99 | 0.19 % (8) / 0.99 |$' "$tmp/ict.md"
-outcome $? "icount-tables: h2g-icount-sleep-8p, change and paired-spread rows" \
+   grep -q '^| 1 KiB | 0.24 % (8) / 0.98 | 0.2 % (8) / 0.99 | 0.19 % (8) / 0.99 |$' "$tmp/ict.md" &&
+   grep -q '^| 1 KiB | 0.99 (8) / 0.64-1.01 | 1 (8) / 0.64-1.01 | 0.99 (8) / 0.65-0.99 |$' "$tmp/ict.md"
+outcome $? "icount-tables: h2g-icount-sleep-8p, change, paired-spread and host-correlation rows" \
 	"icount-tables on results/2026-12-01-h2g-icount-sleep-8p: $(head -c 300 "$tmp/err")"
+# a transfer the host-load rule excluded leaves the spread tables: mark
+# round 0's 1 KiB transfers excluded in a copy, and n falls from 8 to 7
+ict=$tmp/ict-set
+mkdir -p "$ict"
+(cd "$ROOT/results/2026-12-01-h2g-icount-sleep-8p" && cp manifest.json "$ict/" &&
+	for d in runs/*/; do mkdir -p "$ict/$d" && cp "$d/samples.jsonl" "$ict/$d"; done)
+jq '(.host_load.per_transfer[] | select(.round == 0 and .xfer == "fixed.1024") | .excluded) = true' \
+	"$ROOT/results/2026-12-01-h2g-icount-sleep-8p/summary.json" >"$ict/summary.json"
+"$ROOT/scripts/icount-tables.sh" "$ict" >"$tmp/ict-x.md" 2>"$tmp/err" &&
+   grep -q '^| 1 KiB | .* (7) / .* (7) / .* (7) / [0-9.-]* |$' "$tmp/ict-x.md" &&
+   grep -q '^| 1 KiB | [0-9.-]* (7) / [0-9.-]*-[0-9.]* | ' "$tmp/ict-x.md" &&
+   ! grep -q '^| 1 KiB | 0.24 % (8)' "$tmp/ict-x.md"
+outcome $? "icount-tables: transfers the host-load rule excluded leave the spread tables" \
+	"icount-tables on an excluded copy: $(head -c 300 "$tmp/err")"
 # the committed spread set's tables are what its transfers give
 mkdir -p "$tmp/spread"
 cp "$ROOT/results/2026-12-01-icount-spread/steps-insns.tsv" "$tmp/spread/"
