@@ -53,6 +53,10 @@ usage: ${0##*/} -k VARIANT [-s SMP] [-m MEM_MB] [-t TIMEOUT_S] [-o OUTDIR]
               which RDRAND and QEMU's own guest-random draws use - and an
               RTC that starts at a fixed date on the guest's clock: boots
               that differ only in what the host's timing gives them)
+  (env VB_QEMU_SINGLESTEP=1: QEMU -singlestep, one guest instruction
+              per translation block: what the guest executes and when the
+              vCPUs switch no longer depend on how TCG happened to cut
+              the code into blocks; about 4x slower here)
   -H COMMAND  host-side command (bash -c), started once the guest reached
               /init; env VB_UDS = the device's host endpoint (write
               "CONNECT <port>"), VB_OUTDIR, VB_GUEST_PID (gone = the
@@ -207,6 +211,11 @@ if [ -n "${VB_QEMU_SEED:-}" ]; then
 		{ echo "${0##*/}: VB_QEMU_SEED must be a number, not '$VB_QEMU_SEED'" >&2; exit 2; }
 	qemu+=(-seed "$VB_QEMU_SEED" -rtc base=2026-01-01T00:00:00,clock=vm)
 fi
+case ${VB_QEMU_SINGLESTEP:-0} in
+0) ;;
+1) qemu+=(-singlestep) ;;
+*) echo "${0##*/}: VB_QEMU_SINGLESTEP must be 0 or 1, not '$VB_QEMU_SINGLESTEP'" >&2; exit 2 ;;
+esac
 if [ "$CLOCK" = icount ]; then
 	case ${VB_ICOUNT_SLEEP:-off} in
 	on|off) ;;

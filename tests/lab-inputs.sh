@@ -217,6 +217,8 @@ expect "guest /init: bad VB_ASLR" 4 "VB_ASLR must be on or off, not 'maybe'" \
 	"$ROOT/scripts/guest-run.sh" -k baseline -t 60 -o "$tmp/aslr-bad" -e VB_ASLR=maybe "$tmp/aslr.sh"
 expect "runner: bad VB_QEMU_SEED" 2 "VB_QEMU_SEED must be a number, not '-1'" \
 	env VB_QEMU_SEED=-1 "$ROOT/scripts/guest-run.sh" -k baseline "$ROOT/tests/guest/vsock_test.sh"
+expect "runner: bad VB_QEMU_SINGLESTEP" 2 "VB_QEMU_SINGLESTEP must be 0 or 1, not 'yes'" \
+	env VB_QEMU_SINGLESTEP=yes "$ROOT/scripts/guest-run.sh" -k baseline "$ROOT/tests/guest/vsock_test.sh"
 expect "icount-spread: unknown kernel" 2 "unknown kernel variant 'nosuch'" \
 	"$ROOT/scripts/icount-spread.sh" --kernels "baseline nosuch"
 expect "icount-spread: --resummarize without its table" 2 "not an icount-spread table" \
