@@ -1308,7 +1308,7 @@ static void md_host_load(FILE *f, const struct set *s)
 		return;
 	for (i = 0; i < s->nxfers; i++)
 		nex += s->xfers[i].excluded;
-	fprintf(f, "\n## Host load per transfer and the exclusion rule (wall clock)\n\n"
+	fprintf(f, "\n## Host load per transfer and the exclusion rule (sampled on the host's clock)\n\n"
 		"Each transfer was framed on the guest's console and the host sampled its\n"
 		"own /proc/stat and QEMU's (and in h2g the back-end's and the host sender's)\n"
 		"CPU time at both ends (scripts/xfer-watch.sh).  Cores are busy ticks over\n"
