@@ -2,7 +2,7 @@
 # icount-spread.sh [--kernels LIST] [--boots N] [--payloads LIST]
 #                  [--packets LIST] [--repeats N] [--seed N]
 #                  [--aslr on|off] [--between none|memory|spin]
-#                  [--singlestep] [--out DIR]
+#                  [--singlestep] [--early-spin] [--out DIR]
 # icount-spread.sh --resummarize DIR   (spread.tsv, table.md from DIR's
 #                                       steps-insns.tsv again)
 #
@@ -33,6 +33,11 @@
 # --singlestep: QEMU -singlestep (guest-run.sh VB_QEMU_SINGLESTEP=1), one
 # instruction per translation block, to ask whether the state is how
 # TCG cut the kernel's code into blocks (where an exit request lands).
+# --early-spin: boot i spins i x 4099 shell-loop iterations on vCPU 1
+# once, before its warm-up; with --seed, the boots then differ only in
+# where on their clock the transfers start (and in host I/O timing): if
+# that spreads the boots' means, the state is set by the dynamics of the
+# first transfers, not by the draw's layout.
 #
 # Defaults: baseline and patched, 2 boots each, payloads 256 and 512 (the
 # ones whose cross-boot CV missed 1 % in results/2026-12-01-icount-16p),
@@ -165,7 +170,7 @@ ctxsw() {
 }
 
 KERNELS="baseline patched" BOOTS=2 PAYLOADS="256 512" PACKETS="16384 65536 262144"
-REPEATS=5 OUT= SEED= ASLR=on BETWEEN=none SINGLESTEP=0
+REPEATS=5 OUT= SEED= ASLR=on BETWEEN=none SINGLESTEP=0 EARLY=0
 args=("$@")
 if [ "${1-}" = --resummarize ]; then
 	[ $# -eq 2 ] || usage
@@ -185,6 +190,7 @@ while [ $# -gt 0 ]; do
 	--aslr) ASLR=${2-} ;;
 	--between) BETWEEN=${2-} ;;
 	--singlestep) SINGLESTEP=1; shift; continue ;;
+	--early-spin) EARLY=1; shift; continue ;;
 	--out) OUT=${2-} ;;
 	*) usage ;;
 	esac
@@ -217,15 +223,17 @@ jobs=() kernels=()
 for k in $KERNELS; do
 	kdir=$("$VB_ROOT/scripts/kernel-build.sh" "$k") || die "$k: kernel build failed"
 	kernels+=("$k $(basename "$kdir")")
-	for ((b = 1; b <= BOOTS; b++)); do jobs+=("$k-b$b $kdir"); done
+	for ((b = 1; b <= BOOTS; b++)); do jobs+=("$k-b$b $kdir $((EARLY * b * 4099))"); done
 done
 
 load0=$(cut -d' ' -f1-3 /proc/loadavg) t0=$(date +%s)
 rc=0 running=()
 for j in "${jobs[@]}"; do
-	name=${j%% *} kdir=${j#* }
+	read -r name kdir early <<<"$j"
 	mkdir -p "$OUT/$name"
-	VB_QEMU_SEED=$SEED VB_QEMU_SINGLESTEP=$SINGLESTEP "$VB_ROOT/scripts/guest-run.sh" -K "$kdir" -t 3600 -C icount -o "$OUT/$name" -e "VB_ASLR=$ASLR" \
+	env=(-e "VB_ASLR=$ASLR")
+	[ "$early" = 0 ] || env+=(-e "VB_EARLY_SPIN=$early")
+	VB_QEMU_SEED=$SEED VB_QEMU_SINGLESTEP=$SINGLESTEP "$VB_ROOT/scripts/guest-run.sh" -K "$kdir" -t 3600 -C icount -o "$OUT/$name" "${env[@]}" \
 		"$VB_ROOT/tests/guest/icount-spread.sh" "$PAYLOADS" "$PACKETS" "$REPEATS" "$BETWEEN" \
 		>/dev/null 2>"$OUT/$name/guest-run.err" &
 	running+=($!)
@@ -262,13 +270,13 @@ jq -n --arg cmd "scripts/icount-spread.sh${args[*]:+ ${args[*]}}" \
 	--arg dirty "$(git -C "$VB_ROOT" status --porcelain 2>/dev/null | grep -qv '^??' && echo yes || echo no)" \
 	--arg kernels "$(printf '%s\n' "${kernels[@]}")" --arg payloads "$PAYLOADS" --arg packets "$PACKETS" \
 	--argjson boots "$BOOTS" --argjson repeats "$REPEATS" --arg load0 "$load0" --arg load1 "$load1" \
-	--arg seed "$SEED" --arg aslr "$ASLR" --arg between "$BETWEEN" --argjson singlestep "$SINGLESTEP" \
+	--arg seed "$SEED" --arg aslr "$ASLR" --arg between "$BETWEEN" --argjson singlestep "$SINGLESTEP" --argjson early "$EARLY" \
 	--argjson seconds $((t1 - t0)) '{
 	  format: "vsockbatch-icount-spread", command: $cmd, commit: $commit, dirty_tree: $dirty,
 	  kernels: ($kernels | split("\n") | map(split(" ") | {variant: .[0], cache_entry: .[1]})),
 	  payloads: ($payloads | split(" ") | map(tonumber)), packets: ($packets | split(" ") | map(tonumber)),
 	  boots_per_kernel: $boots, repeats: $repeats,
-	  seed: (if $seed == "" then null else ($seed | tonumber) end), aslr: $aslr, between: $between, singlestep: ($singlestep == 1),
+	  seed: (if $seed == "" then null else ($seed | tonumber) end), aslr: $aslr, between: $between, singlestep: ($singlestep == 1), early_spin: (if $early == 1 then "boot i: i x 4099 iterations on vCPU 1 before the warm-up" else null end),
 	  seed_note: (if $seed == "" then "none: every boot draws its own randomness (RDRAND, RTC at the host time)" else "every boot: QEMU -seed, -rtc base=2026-01-01T00:00:00,clock=vm (identical guest inputs but the host I/O timing)" end),
 	  clock: "icount (QEMU -icount shift=0,sleep=off + vb-insns plugin): guest instructions from vb-recv accept() to EOF, all vCPUs and per vCPU; untraced; not wall-clock",
 	  transfer: "loopback (CID 1), vb-sender --cpu 1 -> vb-recv --cpu 0, 64 KiB recv(); one unmarked warm-up transfer per payload and boot",
