@@ -2,7 +2,8 @@
 # icount-spread.sh [--kernels LIST] [--boots N] [--payloads LIST]
 #                  [--packets LIST] [--repeats N] [--seed N]
 #                  [--aslr on|off] [--between none|memory|spin]
-#                  [--singlestep] [--early-spin] [--out DIR]
+#                  [--singlestep] [--early-spin [--early-spin-cpu 0|1]]
+#                  [--out DIR]
 # icount-spread.sh --resummarize DIR   (spread.tsv, table.md from DIR's
 #                                       steps-insns.tsv again)
 #
@@ -34,7 +35,7 @@
 # instruction per translation block, to ask whether the state is how
 # TCG cut the kernel's code into blocks (where an exit request lands).
 # --early-spin: boot i spins i x 4099 shell-loop iterations on vCPU 1
-# once, before its warm-up; with --seed, the boots then differ only in
+# (--early-spin-cpu: 0 or 1) once, before its warm-up; with --seed, the boots then differ only in
 # where on their clock the transfers start (and in host I/O timing): if
 # that spreads the boots' means, the state is set by the dynamics of the
 # first transfers, not by the draw's layout.
@@ -170,7 +171,7 @@ ctxsw() {
 }
 
 KERNELS="baseline patched" BOOTS=2 PAYLOADS="256 512" PACKETS="16384 65536 262144"
-REPEATS=5 OUT= SEED= ASLR=on BETWEEN=none SINGLESTEP=0 EARLY=0
+REPEATS=5 OUT= SEED= ASLR=on BETWEEN=none SINGLESTEP=0 EARLY=0 EARLY_CPU=1
 args=("$@")
 if [ "${1-}" = --resummarize ]; then
 	[ $# -eq 2 ] || usage
@@ -191,6 +192,7 @@ while [ $# -gt 0 ]; do
 	--between) BETWEEN=${2-} ;;
 	--singlestep) SINGLESTEP=1; shift; continue ;;
 	--early-spin) EARLY=1; shift; continue ;;
+	--early-spin-cpu) EARLY_CPU=${2-} ;;
 	--out) OUT=${2-} ;;
 	*) usage ;;
 	esac
@@ -202,6 +204,7 @@ num "$BOOTS" || bad "--boots needs a positive number, not '$BOOTS'"
 [ -z "$SEED" ] || [[ "$SEED" =~ ^[0-9]+$ ]] || bad "--seed needs a number, not '$SEED'"
 case $ASLR in on|off) ;; *) bad "--aslr must be on or off, not '$ASLR'" ;; esac
 case $BETWEEN in none|memory|spin) ;; *) bad "--between must be none, memory or spin, not '$BETWEEN'" ;; esac
+case $EARLY_CPU in 0|1) ;; *) bad "--early-spin-cpu must be 0 or 1, not '$EARLY_CPU'" ;; esac
 num "$REPEATS" && [ "$REPEATS" -ge 2 ] || bad "--repeats needs a number >= 2 (a CV needs two transfers), not '$REPEATS'"
 [ -n "$KERNELS" ] || bad "--kernels is empty"
 for k in $KERNELS; do variant_spec "$k" >/dev/null 2>&1 || bad "unknown kernel variant '$k'"; done
@@ -232,7 +235,7 @@ for j in "${jobs[@]}"; do
 	read -r name kdir early <<<"$j"
 	mkdir -p "$OUT/$name"
 	env=(-e "VB_ASLR=$ASLR")
-	[ "$early" = 0 ] || env+=(-e "VB_EARLY_SPIN=$early")
+	[ "$early" = 0 ] || env+=(-e "VB_EARLY_SPIN=$early" -e "VB_EARLY_SPIN_CPU=$EARLY_CPU")
 	VB_QEMU_SEED=$SEED VB_QEMU_SINGLESTEP=$SINGLESTEP "$VB_ROOT/scripts/guest-run.sh" -K "$kdir" -t 3600 -C icount -o "$OUT/$name" "${env[@]}" \
 		"$VB_ROOT/tests/guest/icount-spread.sh" "$PAYLOADS" "$PACKETS" "$REPEATS" "$BETWEEN" \
 		>/dev/null 2>"$OUT/$name/guest-run.err" &
@@ -270,13 +273,13 @@ jq -n --arg cmd "scripts/icount-spread.sh${args[*]:+ ${args[*]}}" \
 	--arg dirty "$(git -C "$VB_ROOT" status --porcelain 2>/dev/null | grep -qv '^??' && echo yes || echo no)" \
 	--arg kernels "$(printf '%s\n' "${kernels[@]}")" --arg payloads "$PAYLOADS" --arg packets "$PACKETS" \
 	--argjson boots "$BOOTS" --argjson repeats "$REPEATS" --arg load0 "$load0" --arg load1 "$load1" \
-	--arg seed "$SEED" --arg aslr "$ASLR" --arg between "$BETWEEN" --argjson singlestep "$SINGLESTEP" --argjson early "$EARLY" \
+	--arg seed "$SEED" --arg aslr "$ASLR" --arg between "$BETWEEN" --argjson singlestep "$SINGLESTEP" --argjson early "$EARLY" --argjson early_cpu "$EARLY_CPU" \
 	--argjson seconds $((t1 - t0)) '{
 	  format: "vsockbatch-icount-spread", command: $cmd, commit: $commit, dirty_tree: $dirty,
 	  kernels: ($kernels | split("\n") | map(split(" ") | {variant: .[0], cache_entry: .[1]})),
 	  payloads: ($payloads | split(" ") | map(tonumber)), packets: ($packets | split(" ") | map(tonumber)),
 	  boots_per_kernel: $boots, repeats: $repeats,
-	  seed: (if $seed == "" then null else ($seed | tonumber) end), aslr: $aslr, between: $between, singlestep: ($singlestep == 1), early_spin: (if $early == 1 then "boot i: i x 4099 iterations on vCPU 1 before the warm-up" else null end),
+	  seed: (if $seed == "" then null else ($seed | tonumber) end), aslr: $aslr, between: $between, singlestep: ($singlestep == 1), early_spin: (if $early == 1 then "boot i: i x 4099 iterations on vCPU \($early_cpu) before the warm-up" else null end),
 	  seed_note: (if $seed == "" then "none: every boot draws its own randomness (RDRAND, RTC at the host time)" else "every boot: QEMU -seed, -rtc base=2026-01-01T00:00:00,clock=vm (identical guest inputs but the host I/O timing)" end),
 	  clock: "icount (QEMU -icount shift=0,sleep=off + vb-insns plugin): guest instructions from vb-recv accept() to EOF, all vCPUs and per vCPU; untraced; not wall-clock",
 	  transfer: "loopback (CID 1), vb-sender --cpu 1 -> vb-recv --cpu 0, 64 KiB recv(); one unmarked warm-up transfer per payload and boot",

@@ -204,6 +204,8 @@ expect "icount-spread: bad --aslr" 2 "--aslr must be on or off, not 'maybe'" \
 	"$ROOT/scripts/icount-spread.sh" --aslr maybe
 expect "icount-spread: bad --between" 2 "--between must be none, memory or spin, not 'shake'" \
 	"$ROOT/scripts/icount-spread.sh" --between shake
+expect "icount-spread: bad --early-spin-cpu" 2 "--early-spin-cpu must be 0 or 1, not '2'" \
+	"$ROOT/scripts/icount-spread.sh" --early-spin --early-spin-cpu 2
 # VB_ASLR: /init turns user ASLR off for the whole boot, and refuses a
 # value it does not know before the script starts
 printf 'cat /proc/sys/kernel/randomize_va_space >"$RESULTS/aslr"\n' >"$tmp/aslr.sh"

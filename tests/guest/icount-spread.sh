@@ -14,10 +14,10 @@
 # the slabs the transfer allocates from are stirred; spin burns a random
 # 0-32767 shell-loop iterations on vCPU 1, so the transfer starts at
 # another point of the guest's clock and of vCPU 1's run-queue time.
-# VB_EARLY_SPIN=N (environment): N shell-loop iterations on vCPU 1
-# once, before the warm-up: the host gives each boot its own N, so that
-# boots with the same randomness (--seed) start their first transfer at
-# different points of their clock.
+# VB_EARLY_SPIN=N (environment): N shell-loop iterations once, before
+# the warm-up, on vCPU VB_EARLY_SPIN_CPU (default 1): the host gives each
+# boot its own N, so that boots with the same randomness (--seed) start
+# their first transfer at different points of their clock.
 # $RESULTS/steps.tsv: k payload packets bytes status (ok | failed).
 # $RESULTS/aslr.txt: the boot's kernel.randomize_va_space (/init sets it
 # from VB_ASLR).
@@ -69,15 +69,19 @@ run() { # run PAYLOAD PACKETS
 	printf '%d\t%s\t%s\t%s\t%s\n' "$k" "$pl" "$np" "$b" $st >>"$out/steps.tsv"
 }
 
-spin() { # spin N: N shell-loop iterations on vCPU 1
-	taskset 2 sh -c "i=0; while [ \$i -lt $1 ]; do i=\$((i + 1)); done"
+spin() { # spin N [CPU]: N shell-loop iterations on vCPU CPU (default 1)
+	taskset $((1 << ${2:-1})) sh -c "i=0; while [ \$i -lt $1 ]; do i=\$((i + 1)); done"
 }
 if [ -n "${VB_EARLY_SPIN:-}" ]; then
 	case $VB_EARLY_SPIN in
 	*[!0-9]*) echo "icount-spread: VB_EARLY_SPIN must be a number, not '$VB_EARLY_SPIN'"; exit 2 ;;
 	esac
-	spin "$VB_EARLY_SPIN"
-	echo "$VB_EARLY_SPIN" >"$out/early-spin.txt"
+	case ${VB_EARLY_SPIN_CPU:-1} in
+	0|1) ;;
+	*) echo "icount-spread: VB_EARLY_SPIN_CPU must be 0 or 1, not '$VB_EARLY_SPIN_CPU'"; exit 2 ;;
+	esac
+	spin "$VB_EARLY_SPIN" "${VB_EARLY_SPIN_CPU:-1}"
+	echo "$VB_EARLY_SPIN on vCPU ${VB_EARLY_SPIN_CPU:-1}" >"$out/early-spin.txt"
 fi
 
 # one warm-up transfer per payload, not marked: the first transfer of a
