@@ -130,6 +130,9 @@ ctxsw() {
 	tail -n +2 "$d/steps-insns.tsv" | while IFS=$'\t' read -r k b st pl np by ins i0 i1; do
 		tx=$(grep -h '^{"tool":"vb-sender"' "$d/$k-b$b/r$st.tx" 2>/dev/null | tail -n 1)
 		rx=$(grep -h '^{"tool":"vb-recv"' "$d/$k-b$b/r$st.rx" 2>/dev/null | tail -n 1)
+		# (jq 1.6 -e exits 0 on empty input: a transfer whose files are gone
+		# must be skipped before it is asked)
+		[ -n "$tx" ] && [ -n "$rx" ] || continue
 		jq -e 'has("nivcsw")' <<<"$tx" >/dev/null 2>&1 && jq -e 'has("nvcsw")' <<<"$rx" >/dev/null 2>&1 || continue
 		jq -r -n --argjson tx "$tx" --argjson rx "$rx" --arg row "$k	$b	$st	$pl	$np	$by	$ins" \
 			'"\($row)\t\($tx.nvcsw)\t\($tx.nivcsw)\t\($rx.nvcsw)\t\($rx.nivcsw)"'
