@@ -3,7 +3,7 @@
 #                  [--packets LIST] [--repeats N] [--seed N]
 #                  [--aslr on|off] [--between none|memory|spin]
 #                  [--singlestep] [--early-spin [--early-spin-cpu 0|1]]
-#                  [--out DIR]
+#                  [--early-sleep] [--out DIR]
 # icount-spread.sh --resummarize DIR   (spread.tsv, table.md from DIR's
 #                                       steps-insns.tsv again)
 #
@@ -38,7 +38,10 @@
 # (--early-spin-cpu: 0 or 1) once, before its warm-up; with --seed, the boots then differ only in
 # where on their clock the transfers start (and in host I/O timing): if
 # that spreads the boots' means, the state is set by the dynamics of the
-# first transfers, not by the draw's layout.
+# first transfers, not by the draw's layout.  --early-sleep: boot i
+# sleeps i x 0.05 s instead, before its warm-up: the clock moves (idle
+# time warps under sleep=off), nothing runs; a state that moves with it
+# follows time, one that does not follows the work done before.
 #
 # Defaults: baseline and patched, 2 boots each, payloads 256 and 512 (the
 # ones whose cross-boot CV missed 1 % in results/2026-12-01-icount-16p),
@@ -174,7 +177,7 @@ ctxsw() {
 }
 
 KERNELS="baseline patched" BOOTS=2 PAYLOADS="256 512" PACKETS="16384 65536 262144"
-REPEATS=5 OUT= SEED= ASLR=on BETWEEN=none SINGLESTEP=0 EARLY=0 EARLY_CPU=1
+REPEATS=5 OUT= SEED= ASLR=on BETWEEN=none SINGLESTEP=0 EARLY=0 EARLY_CPU=1 ESLEEP=0
 args=("$@")
 if [ "${1-}" = --resummarize ]; then
 	[ $# -eq 2 ] || usage
@@ -196,6 +199,7 @@ while [ $# -gt 0 ]; do
 	--singlestep) SINGLESTEP=1; shift; continue ;;
 	--early-spin) EARLY=1; shift; continue ;;
 	--early-spin-cpu) EARLY_CPU=${2-} ;;
+	--early-sleep) ESLEEP=1; shift; continue ;;
 	--out) OUT=${2-} ;;
 	*) usage ;;
 	esac
@@ -229,16 +233,17 @@ jobs=() kernels=()
 for k in $KERNELS; do
 	kdir=$("$VB_ROOT/scripts/kernel-build.sh" "$k") || die "$k: kernel build failed"
 	kernels+=("$k $(basename "$kdir")")
-	for ((b = 1; b <= BOOTS; b++)); do jobs+=("$k-b$b $kdir $((EARLY * b * 4099))"); done
+	for ((b = 1; b <= BOOTS; b++)); do jobs+=("$k-b$b $kdir $((EARLY * b * 4099)) $((ESLEEP * b * 5))"); done
 done
 
 load0=$(cut -d' ' -f1-3 /proc/loadavg) t0=$(date +%s)
 rc=0 running=()
 for j in "${jobs[@]}"; do
-	read -r name kdir early <<<"$j"
+	read -r name kdir early esleep <<<"$j"
 	mkdir -p "$OUT/$name"
 	env=(-e "VB_ASLR=$ASLR")
 	[ "$early" = 0 ] || env+=(-e "VB_EARLY_SPIN=$early" -e "VB_EARLY_SPIN_CPU=$EARLY_CPU")
+	[ "$esleep" = 0 ] || env+=(-e "VB_EARLY_SLEEP=$((esleep / 100)).$(printf %02d $((esleep % 100)))")
 	VB_QEMU_SEED=$SEED VB_QEMU_SINGLESTEP=$SINGLESTEP "$VB_ROOT/scripts/guest-run.sh" -K "$kdir" -t 3600 -C icount -o "$OUT/$name" "${env[@]}" \
 		"$VB_ROOT/tests/guest/icount-spread.sh" "$PAYLOADS" "$PACKETS" "$REPEATS" "$BETWEEN" \
 		>/dev/null 2>"$OUT/$name/guest-run.err" &
@@ -276,13 +281,13 @@ jq -n --arg cmd "scripts/icount-spread.sh${args[*]:+ ${args[*]}}" \
 	--arg dirty "$(git -C "$VB_ROOT" status --porcelain 2>/dev/null | grep -qv '^??' && echo yes || echo no)" \
 	--arg kernels "$(printf '%s\n' "${kernels[@]}")" --arg payloads "$PAYLOADS" --arg packets "$PACKETS" \
 	--argjson boots "$BOOTS" --argjson repeats "$REPEATS" --arg load0 "$load0" --arg load1 "$load1" \
-	--arg seed "$SEED" --arg aslr "$ASLR" --arg between "$BETWEEN" --argjson singlestep "$SINGLESTEP" --argjson early "$EARLY" --argjson early_cpu "$EARLY_CPU" \
+	--arg seed "$SEED" --arg aslr "$ASLR" --arg between "$BETWEEN" --argjson singlestep "$SINGLESTEP" --argjson early "$EARLY" --argjson early_cpu "$EARLY_CPU" --argjson esleep "$ESLEEP" \
 	--argjson seconds $((t1 - t0)) '{
 	  format: "vsockbatch-icount-spread", command: $cmd, commit: $commit, dirty_tree: $dirty,
 	  kernels: ($kernels | split("\n") | map(split(" ") | {variant: .[0], cache_entry: .[1]})),
 	  payloads: ($payloads | split(" ") | map(tonumber)), packets: ($packets | split(" ") | map(tonumber)),
 	  boots_per_kernel: $boots, repeats: $repeats,
-	  seed: (if $seed == "" then null else ($seed | tonumber) end), aslr: $aslr, between: $between, singlestep: ($singlestep == 1), early_spin: (if $early == 1 then "boot i: i x 4099 iterations on vCPU \($early_cpu) before the warm-up" else null end),
+	  seed: (if $seed == "" then null else ($seed | tonumber) end), aslr: $aslr, between: $between, singlestep: ($singlestep == 1), early_spin: (if $early == 1 then "boot i: i x 4099 iterations on vCPU \($early_cpu) before the warm-up" else null end), early_sleep: (if $esleep == 1 then "boot i: sleep i x 0.05 s before the warm-up" else null end),
 	  seed_note: (if $seed == "" then "none: every boot draws its own randomness (RDRAND, RTC at the host time)" else "every boot: QEMU -seed, -rtc base=2026-01-01T00:00:00,clock=vm (identical guest inputs but the host I/O timing)" end),
 	  clock: "icount (QEMU -icount shift=0,sleep=off + vb-insns plugin): guest instructions from vb-recv accept() to EOF, all vCPUs and per vCPU; untraced; not wall-clock",
 	  transfer: "loopback (CID 1), vb-sender --cpu 1 -> vb-recv --cpu 0, 64 KiB recv(); one unmarked warm-up transfer per payload and boot",

@@ -18,6 +18,9 @@
 # the warm-up, on vCPU VB_EARLY_SPIN_CPU (default 1): the host gives each
 # boot its own N, so that boots with the same randomness (--seed) start
 # their first transfer at different points of their clock.
+# VB_EARLY_SLEEP=S (environment): sleep S seconds once, before the
+# warm-up: under -icount sleep=off the idle guest's clock warps, so this
+# moves where on its clock the transfers start without executing work.
 # $RESULTS/steps.tsv: k payload packets bytes status (ok | failed).
 # $RESULTS/aslr.txt: the boot's kernel.randomize_va_space (/init sets it
 # from VB_ASLR).
@@ -82,6 +85,13 @@ if [ -n "${VB_EARLY_SPIN:-}" ]; then
 	esac
 	spin "$VB_EARLY_SPIN" "${VB_EARLY_SPIN_CPU:-1}"
 	echo "$VB_EARLY_SPIN on vCPU ${VB_EARLY_SPIN_CPU:-1}" >"$out/early-spin.txt"
+fi
+if [ -n "${VB_EARLY_SLEEP:-}" ]; then
+	case $VB_EARLY_SLEEP in
+	*[!0-9.]* | "" | *.*.*) echo "icount-spread: VB_EARLY_SLEEP must be seconds, not '$VB_EARLY_SLEEP'"; exit 2 ;;
+	esac
+	sleep "$VB_EARLY_SLEEP"
+	echo "$VB_EARLY_SLEEP s" >"$out/early-sleep.txt"
 fi
 
 # one warm-up transfer per payload, not marked: the first transfer of a
