@@ -35,13 +35,13 @@
 # instruction per translation block, to ask whether the state is how
 # TCG cut the kernel's code into blocks (where an exit request lands).
 # --early-spin: boot i spins i x 4099 shell-loop iterations on vCPU 1
-# (--early-spin-cpu: 0 or 1) once, before its warm-up; with --seed, the boots then differ only in
-# where on their clock the transfers start (and in host I/O timing): if
-# that spreads the boots' means, the state is set by the dynamics of the
-# first transfers, not by the draw's layout.  --early-sleep: boot i
-# sleeps i x 0.05 s instead, before its warm-up: the clock moves (idle
-# time warps under sleep=off), nothing runs; a state that moves with it
-# follows time, one that does not follows the work done before.
+# (--early-spin-cpu: 0 or 1) once, before its warm-up; with --seed the
+# boots then differ only in where on their clock the transfers start
+# (and in host I/O timing).  --early-sleep: boot i sleeps i x 0.05 s
+# instead: the clock moves (idle time warps under sleep=off), nothing
+# runs.  Compare either with a --seed run of the same commit and no
+# early step (results/2026-12-01-icount-redraw: the seed's state moves
+# with the guest script, so an older control does not do).
 #
 # Defaults: baseline and patched, 2 boots each, payloads 256 and 512 (the
 # ones whose cross-boot CV missed 1 % in results/2026-12-01-icount-16p),
@@ -233,7 +233,8 @@ jobs=() kernels=()
 for k in $KERNELS; do
 	kdir=$("$VB_ROOT/scripts/kernel-build.sh" "$k") || die "$k: kernel build failed"
 	kernels+=("$k $(basename "$kdir")")
-	for ((b = 1; b <= BOOTS; b++)); do jobs+=("$k-b$b $kdir $((EARLY * b * 4099)) $((ESLEEP * b * 5))"); done
+	# per boot: name, kernel, early-spin iterations, early sleep in ms
+	for ((b = 1; b <= BOOTS; b++)); do jobs+=("$k-b$b $kdir $((EARLY * b * 4099)) $((ESLEEP * b * 50))"); done
 done
 
 load0=$(cut -d' ' -f1-3 /proc/loadavg) t0=$(date +%s)
@@ -243,7 +244,7 @@ for j in "${jobs[@]}"; do
 	mkdir -p "$OUT/$name"
 	env=(-e "VB_ASLR=$ASLR")
 	[ "$early" = 0 ] || env+=(-e "VB_EARLY_SPIN=$early" -e "VB_EARLY_SPIN_CPU=$EARLY_CPU")
-	[ "$esleep" = 0 ] || env+=(-e "VB_EARLY_SLEEP=$((esleep / 100)).$(printf %02d $((esleep % 100)))")
+	[ "$esleep" = 0 ] || env+=(-e "VB_EARLY_SLEEP=$(printf '%d.%03d' $((esleep / 1000)) $((esleep % 1000)))")
 	VB_QEMU_SEED=$SEED VB_QEMU_SINGLESTEP=$SINGLESTEP "$VB_ROOT/scripts/guest-run.sh" -K "$kdir" -t 3600 -C icount -o "$OUT/$name" "${env[@]}" \
 		"$VB_ROOT/tests/guest/icount-spread.sh" "$PAYLOADS" "$PACKETS" "$REPEATS" "$BETWEEN" \
 		>/dev/null 2>"$OUT/$name/guest-run.err" &
