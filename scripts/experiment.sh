@@ -10,6 +10,7 @@
 #                         [--clock wall|icount] [--seconds T] [--no-tcp]
 #                         [--max-other CORES] [--max-steal PCT]
 #                         [--icount-sleep on|off] [--aslr on|off]
+#                         [--sched-features LIST]
 #   scripts/experiment.sh --resummarize DIR
 #
 # Three kernel states (baseline, p1-3, patched; scripts/kernel-build.sh).
@@ -76,6 +77,11 @@
 # of the per-boot spread of the instruction count: the boot's draw sets
 # how often the worker preempts the sender (results/
 # 2026-12-01-icount-boot-state).  Default on, as a user's guest has it.
+# --sched-features LIST: scheduler features for every guest boot (/init,
+# VB_SCHED_FEATURES; NAME or NO_NAME, e.g. NO_PLACE_LAG), recorded in
+# env.txt and the manifest.  Default: the kernel's own, as a user's guest
+# has them.  For the question which part of the scheduler carries the
+# loopback count's per-boot state (results/2026-12-01-icount-sched).
 # Host load per transfer: the guest frames each transfer with VB-XFER
 # lines on its console; scripts/xfer-watch.sh (host) samples /proc/stat,
 # QEMU's and the back-end's CPU at both ends, h2g-host.sh times the host
@@ -141,7 +147,7 @@ usage() { # usage [STATUS]: the header comment; 2 (to stderr) unless told
 STATES=(baseline p1-3 patched)
 QUICK=0 PAIRS= PAYLOADS= LABEL= OUT= SCALE= CAP= RTT_COUNT= TRACE=1 MODE=loopback
 TRACE_ROUNDS=
-CLOCK=wall XSECS= TCP=1 MAX_OTHER= MAX_STEAL= ISLEEP= ASLR=on
+CLOCK=wall XSECS= TCP=1 MAX_OTHER= MAX_STEAL= ISLEEP= ASLR=on SCHEDF=
 RESUM=
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -163,6 +169,7 @@ while [ $# -gt 0 ]; do
 	--max-steal) MAX_STEAL=${2-}; shift ;;
 	--icount-sleep) ISLEEP=${2-}; shift ;;
 	--aslr) ASLR=${2-}; shift ;;
+	--sched-features) SCHEDF=${2-}; shift ;;
 	--resummarize) RESUM=${2-}; shift ;;
 	-h|--help) usage 0 ;;
 	*) echo "${0##*/}: unknown argument '$1'" >&2; usage ;;
@@ -408,6 +415,10 @@ if [ -n "$XSECS" ]; then
 fi
 [ "$CLOCK" = icount ] && TCP=0
 case $ASLR in on|off) ;; *) echo "${0##*/}: --aslr must be on or off, not '$ASLR'" >&2; exit 2 ;; esac
+for f in $SCHEDF; do
+	[[ "$f" =~ ^(NO_)?[A-Z][A-Z_]*$ ]] ||
+		{ echo "${0##*/}: --sched-features: '$f' is not a feature name (NAME or NO_NAME)" >&2; exit 2; }
+done
 [[ "$PAIRS" =~ ^[1-9][0-9]*$ ]] || { echo "${0##*/}: --pairs needs a positive number, not '$PAIRS'" >&2; exit 2; }
 # traced rounds: 4 AB/BA pairs in a wall-clock set, every round otherwise
 if [ -z "$TRACE_ROUNDS" ]; then
@@ -495,12 +506,13 @@ if [ "$TRACE" = 1 ]; then cmd+=" --trace-rounds $TRACE_ROUNDS"; else cmd+=" --no
 [ "$TCP" = 1 ] || [ "$CLOCK" = icount ] || cmd+=" --no-tcp"
 cmd+=" --max-other $MAX_OTHER --max-steal $MAX_STEAL"
 [ "$ASLR" = on ] || cmd+=" --aslr off"
+[ -z "$SCHEDF" ] || cmd+=" --sched-features '$SCHEDF'"
 cmd+=" --label $LABEL"
 experiment=$(jq -n --argjson s "$SCALE" --argjson c "$CAPB" --argjson n "$RTT_COUNT" \
 	--argjson w "$PP_WARMUP" --argjson t "$TRACE" --arg mode "$MODE" \
 	--arg clock "$CLOCK" --arg xsecs "$XSECS" --argjson tr "$TRACE_ROUNDS" \
 	--argjson tcp "$TCP" --arg mo "$MAX_OTHER" --arg ms "$MAX_STEAL" --arg isl "$ISLEEP" \
-	--arg aslr "$ASLR" \
+	--arg aslr "$ASLR" --arg schedf "$SCHEDF" \
 	'{mode: $mode, clock: $clock,
 	  icount_sleep: (if $clock == "icount" then $isl else null end),
 	  clock_note: (if $clock == "icount" and $isl == "on" then
@@ -511,6 +523,7 @@ experiment=$(jq -n --argjson s "$SCALE" --argjson c "$CAPB" --argjson n "$RTT_CO
 	  bytes_rule: "payload * scale, at most cap", scale: $s, cap_bytes: $c,
 	  receiver: "vb-recv pinned to vCPU 0 (blocking recv)",
 	  aslr: (if $aslr == "on" then "on (the kernel default, randomize_va_space = 2)" else "off: randomize_va_space = 0 for the whole of every guest boot (/init, VB_ASLR=off)" end),
+	  sched_features: (if $schedf == "" then "the kernel defaults" else "set for the whole of every guest boot (/init, VB_SCHED_FEATURES): \($schedf)" end),
 	  rtt_count: $n, rtt_warmup: $w, traced_run_per_payload: ($t == 1),
 	  traced_rounds: $tr,
 	  order: "round i: baseline, p1-3, patched; round i+1 reversed",
@@ -624,7 +637,8 @@ for ((r = 0; r < PAIRS; r++)); do
 		((r < TRACE_ROUNDS)) && traced=1
 		env=(PAYLOADS="${PL[*]}" SCALE="$SCALE" CAP="$CAPB" RTT_SIZES="${RTT[*]}"
 		     PP_COUNT="$RTT_COUNT" PP_WARMUP="$PP_WARMUP" TRACE="$traced"
-		     CLOCK="$CLOCK" XFER_SECONDS="$XSECS" TCP="$TCP" VB_ASLR="$ASLR")
+		     CLOCK="$CLOCK" XFER_SECONDS="$XSECS" TCP="$TCP" VB_ASLR="$ASLR"
+		     VB_SCHED_FEATURES="$SCHEDF")
 		devargs=()
 		for e in "${env[@]}"; do devargs+=(-e "$e"); done
 		# The host's view of each transfer (scripts/xfer-watch.sh; in

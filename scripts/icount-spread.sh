@@ -3,7 +3,7 @@
 #                  [--packets LIST] [--repeats N] [--seed N]
 #                  [--aslr on|off] [--between none|memory|spin]
 #                  [--singlestep] [--early-spin [--early-spin-cpu 0|1]]
-#                  [--early-sleep] [--out DIR]
+#                  [--early-sleep] [--sched-features LIST] [--out DIR]
 # icount-spread.sh --resummarize DIR   (spread.tsv, table.md from DIR's
 #                                       steps-insns.tsv again)
 #
@@ -42,6 +42,10 @@
 # runs.  Compare either with a --seed run of the same commit and no
 # early step (results/2026-12-01-icount-redraw: the seed's state moves
 # with the guest script, so an older control does not do).
+# --sched-features LIST: scheduler features for every boot (guest /init,
+# VB_SCHED_FEATURES; e.g. "NO_PLACE_LAG NO_RUN_TO_PARITY"), to ask which
+# part of EEVDF carries a boot's state: the count follows how often the
+# loopback worker preempts the sender, and that rate settles per boot.
 #
 # Defaults: baseline and patched, 2 boots each, payloads 256 and 512 (the
 # ones whose cross-boot CV missed 1 % in results/2026-12-01-icount-16p),
@@ -177,7 +181,7 @@ ctxsw() {
 }
 
 KERNELS="baseline patched" BOOTS=2 PAYLOADS="256 512" PACKETS="16384 65536 262144"
-REPEATS=5 OUT= SEED= ASLR=on BETWEEN=none SINGLESTEP=0 EARLY=0 EARLY_CPU=1 ESLEEP=0
+REPEATS=5 OUT= SEED= ASLR=on BETWEEN=none SINGLESTEP=0 EARLY=0 EARLY_CPU=1 ESLEEP=0 SCHEDF=
 args=("$@")
 if [ "${1-}" = --resummarize ]; then
 	[ $# -eq 2 ] || usage
@@ -200,6 +204,7 @@ while [ $# -gt 0 ]; do
 	--early-spin) EARLY=1; shift; continue ;;
 	--early-spin-cpu) EARLY_CPU=${2-} ;;
 	--early-sleep) ESLEEP=1; shift; continue ;;
+	--sched-features) SCHEDF=${2-} ;;
 	--out) OUT=${2-} ;;
 	*) usage ;;
 	esac
@@ -212,6 +217,9 @@ num "$BOOTS" || bad "--boots needs a positive number, not '$BOOTS'"
 case $ASLR in on|off) ;; *) bad "--aslr must be on or off, not '$ASLR'" ;; esac
 case $BETWEEN in none|memory|spin) ;; *) bad "--between must be none, memory or spin, not '$BETWEEN'" ;; esac
 case $EARLY_CPU in 0|1) ;; *) bad "--early-spin-cpu must be 0 or 1, not '$EARLY_CPU'" ;; esac
+for f in $SCHEDF; do
+	[[ "$f" =~ ^(NO_)?[A-Z][A-Z_]*$ ]] || bad "--sched-features: '$f' is not a feature name (NAME or NO_NAME)"
+done
 num "$REPEATS" && [ "$REPEATS" -ge 2 ] || bad "--repeats needs a number >= 2 (a CV needs two transfers), not '$REPEATS'"
 [ -n "$KERNELS" ] || bad "--kernels is empty"
 for k in $KERNELS; do variant_spec "$k" >/dev/null 2>&1 || bad "unknown kernel variant '$k'"; done
@@ -243,6 +251,7 @@ for j in "${jobs[@]}"; do
 	read -r name kdir early esleep <<<"$j"
 	mkdir -p "$OUT/$name"
 	env=(-e "VB_ASLR=$ASLR")
+	[ -z "$SCHEDF" ] || env+=(-e "VB_SCHED_FEATURES=$SCHEDF")
 	[ "$early" = 0 ] || env+=(-e "VB_EARLY_SPIN=$early" -e "VB_EARLY_SPIN_CPU=$EARLY_CPU")
 	[ "$esleep" = 0 ] || env+=(-e "VB_EARLY_SLEEP=$(printf '%d.%03d' $((esleep / 1000)) $((esleep % 1000)))")
 	VB_QEMU_SEED=$SEED VB_QEMU_SINGLESTEP=$SINGLESTEP "$VB_ROOT/scripts/guest-run.sh" -K "$kdir" -t 3600 -C icount -o "$OUT/$name" "${env[@]}" \
@@ -282,13 +291,14 @@ jq -n --arg cmd "scripts/icount-spread.sh${args[*]:+ ${args[*]}}" \
 	--arg dirty "$(git -C "$VB_ROOT" status --porcelain 2>/dev/null | grep -qv '^??' && echo yes || echo no)" \
 	--arg kernels "$(printf '%s\n' "${kernels[@]}")" --arg payloads "$PAYLOADS" --arg packets "$PACKETS" \
 	--argjson boots "$BOOTS" --argjson repeats "$REPEATS" --arg load0 "$load0" --arg load1 "$load1" \
-	--arg seed "$SEED" --arg aslr "$ASLR" --arg between "$BETWEEN" --argjson singlestep "$SINGLESTEP" --argjson early "$EARLY" --argjson early_cpu "$EARLY_CPU" --argjson esleep "$ESLEEP" \
+	--arg seed "$SEED" --arg aslr "$ASLR" --arg between "$BETWEEN" --argjson singlestep "$SINGLESTEP" --argjson early "$EARLY" --argjson early_cpu "$EARLY_CPU" --argjson esleep "$ESLEEP" --arg schedf "$SCHEDF" \
 	--argjson seconds $((t1 - t0)) '{
 	  format: "vsockbatch-icount-spread", command: $cmd, commit: $commit, dirty_tree: $dirty,
 	  kernels: ($kernels | split("\n") | map(split(" ") | {variant: .[0], cache_entry: .[1]})),
 	  payloads: ($payloads | split(" ") | map(tonumber)), packets: ($packets | split(" ") | map(tonumber)),
 	  boots_per_kernel: $boots, repeats: $repeats,
 	  seed: (if $seed == "" then null else ($seed | tonumber) end), aslr: $aslr, between: $between, singlestep: ($singlestep == 1), early_spin: (if $early == 1 then "boot i: i x 4099 iterations on vCPU \($early_cpu) before the warm-up" else null end), early_sleep: (if $esleep == 1 then "boot i: sleep i x 0.05 s before the warm-up" else null end),
+	  sched_features: (if $schedf == "" then "the kernel defaults" else "set by /init before the test, for the whole boot: \($schedf)" end),
 	  seed_note: (if $seed == "" then "none: every boot draws its own randomness (RDRAND, RTC at the host time)" else "every boot: QEMU -seed, -rtc base=2026-01-01T00:00:00,clock=vm (identical guest inputs but the host I/O timing)" end),
 	  clock: "icount (QEMU -icount shift=0,sleep=off + vb-insns plugin): guest instructions from vb-recv accept() to EOF, all vCPUs and per vCPU; untraced; not wall-clock",
 	  transfer: "loopback (CID 1), vb-sender --cpu 1 -> vb-recv --cpu 0, 64 KiB recv(); one unmarked warm-up transfer per payload and boot",

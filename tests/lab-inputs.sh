@@ -143,6 +143,8 @@ expect "vb-mark: bad id" 2 "ID: a number 1..65535" "$ROOT/build/vb-mark" 0
 
 expect "experiment: bad --aslr" 2 "--aslr must be on or off, not 'no'" \
 	"$ROOT/scripts/experiment.sh" --aslr no --out "$tmp/exp"
+expect "experiment: bad --sched-features" 2 "--sched-features: 'lag' is not a feature name" \
+	"$ROOT/scripts/experiment.sh" --sched-features lag --out "$tmp/exp"
 expect "experiment: unknown mode" 2 "--mode must be loopback or h2g, not 'tcp'" \
 	"$ROOT/scripts/experiment.sh" --mode tcp --out "$tmp/exp"
 expect "experiment: bad --seconds" 2 "--seconds needs a duration in .0, 600., not '0'" \
@@ -204,6 +206,8 @@ expect "icount-spread: bad --aslr" 2 "--aslr must be on or off, not 'maybe'" \
 	"$ROOT/scripts/icount-spread.sh" --aslr maybe
 expect "icount-spread: bad --between" 2 "--between must be none, memory or spin, not 'shake'" \
 	"$ROOT/scripts/icount-spread.sh" --between shake
+expect "icount-spread: bad --sched-features" 2 "--sched-features: 'no_lag' is not a feature name" \
+	"$ROOT/scripts/icount-spread.sh" --sched-features "NO_PLACE_LAG no_lag"
 expect "icount-spread: bad --early-spin-cpu" 2 "--early-spin-cpu must be 0 or 1, not '2'" \
 	"$ROOT/scripts/icount-spread.sh" --early-spin --early-spin-cpu 2
 # VB_ASLR: /init turns user ASLR off for the whole boot, and refuses a
@@ -217,6 +221,16 @@ outcome $? "guest /init: VB_ASLR=off gives randomize_va_space 0" "$(tail -n 1 "$
 outcome $? "guest /init: ASLR left on by default (randomize_va_space 2)" "$(tail -n 1 "$tmp/err")"
 expect "guest /init: bad VB_ASLR" 4 "VB_ASLR must be on or off, not 'maybe'" \
 	"$ROOT/scripts/guest-run.sh" -k baseline -t 60 -o "$tmp/aslr-bad" -e VB_ASLR=maybe "$tmp/aslr.sh"
+# VB_SCHED_FEATURES: /init sets scheduler features for the whole boot and
+# refuses a name the kernel does not know
+printf 'cat /sys/kernel/debug/sched/features >"$RESULTS/features"\n' >"$tmp/schedf.sh"
+"$ROOT/scripts/guest-run.sh" -k baseline -t 60 -o "$tmp/schedf" -e "VB_SCHED_FEATURES=NO_PLACE_LAG NO_RUN_TO_PARITY" \
+	"$tmp/schedf.sh" >/dev/null 2>"$tmp/err" &&
+	grep -qw NO_PLACE_LAG "$tmp/schedf/features" && grep -qw NO_RUN_TO_PARITY "$tmp/schedf/features" &&
+	grep -qw DELAY_DEQUEUE "$tmp/schedf/features"
+outcome $? "guest /init: VB_SCHED_FEATURES turns two features off, leaves the rest" "$(tail -n 1 "$tmp/err")"
+expect "guest /init: unknown VB_SCHED_FEATURES" 4 "cannot set scheduler feature 'NO_SUCH_FEATURE'" \
+	"$ROOT/scripts/guest-run.sh" -k baseline -t 60 -o "$tmp/schedf-bad" -e VB_SCHED_FEATURES=NO_SUCH_FEATURE "$tmp/schedf.sh"
 expect "runner: bad VB_QEMU_SEED" 2 "VB_QEMU_SEED must be a number, not '-1'" \
 	env VB_QEMU_SEED=-1 "$ROOT/scripts/guest-run.sh" -k baseline "$ROOT/tests/guest/vsock_test.sh"
 expect "runner: bad VB_QEMU_SINGLESTEP" 2 "VB_QEMU_SINGLESTEP must be 0 or 1, not 'yes'" \

@@ -30,6 +30,8 @@
 #   WARMUP     1 (default): one untimed transfer of the first payload first
 #   VB_ASLR    off: user address-space randomisation off (set by /init;
 #              env.txt records kernel.randomize_va_space)
+#   VB_SCHED_FEATURES  scheduler features set by /init for the boot;
+#              env.txt records those in force
 #   CLOCK      wall (default) or icount (guest-run.sh -C icount): then
 #              vb-recv sets instruction-count marks around every transfer
 #              (accept to EOF) and marks.tsv names them; the host turns
@@ -304,6 +306,9 @@ stream_one() {
 	fi
 	echo "tcp: $TCP${net_addr:+ (over the NIC, $net_addr)}"
 	echo "randomize_va_space: $(cat /proc/sys/kernel/randomize_va_space)"
+	if [ -r /sys/kernel/debug/sched/features ]; then
+		echo "sched_features: $(cat /sys/kernel/debug/sched/features)"
+	fi
 } >"$out/env.txt"
 say "$(uname -r), state $STATE, mode $MODE, payloads: $PAYLOADS"
 

@@ -23,7 +23,8 @@
 # moves where on its clock the transfers start without executing work.
 # $RESULTS/steps.tsv: k payload packets bytes status (ok | failed).
 # $RESULTS/aslr.txt: the boot's kernel.randomize_va_space (/init sets it
-# from VB_ASLR).
+# from VB_ASLR); $RESULTS/sched-features.txt: the scheduler features in
+# force (/init sets them from VB_SCHED_FEATURES), where debugfs has them.
 . /vb/guest/rotate.sh
 out=${RESULTS:?}
 payloads=${1:?PAYLOADS} packets=${2:?PACKETS} repeats=${3:?REPEATS}
@@ -33,6 +34,8 @@ case $between in none|memory|spin) ;; *) echo "icount-spread: BETWEEN must be no
 k=0 port=5000 fails=0
 echo "randomize_va_space: $(cat /proc/sys/kernel/randomize_va_space)" >"$out/aslr.txt"
 echo "$between" >"$out/between.txt"
+f=/sys/kernel/debug/sched/features
+[ -r $f ] && tr ' ' '\n' <$f | sed '/^$/d' >"$out/sched-features.txt"
 
 # stir BETWEEN: the unmarked step before a marked transfer
 stir() {
