@@ -170,12 +170,14 @@ ctxsw() {
 			split(key, kk, SUBSEP); m = n[key]
 			mx = sx[key] / m; vx = pos(sxx[key] - m * mx * mx); vy = pos(syy[key] - m * (sy[key] / m) ^ 2)
 			cxy = sxy[key] - m * mx * (sy[key] / m)
-			rr = (vx > 0 && vy > 0) ? cxy / sqrt(vx * vy) : 0
+			# no preemption at all (e.g. NO_WAKEUP_PREEMPTION): no CV, no
+			# correlation and no slope to print, not 0 or nan
+			rr = (vx > 0 && vy > 0) ? sprintf("%.3f", cxy / sqrt(vx * vy)) : "-"
 			ma = sa[key] / m; va = pos(saa[key] - m * ma * ma)
-			slope = va > 0 ? (sac[key] - m * ma * (sc[key] / m)) / va : 0
-			printf "%s\t| %s | %s B | %s | %d | %.4f (%.2f %%) | %.5f | %.5f | %.3f | %.0f |\n", kk[1] SUBSEP kk[2] SUBSEP kk[3],
-				kk[1], kk[2], kk[3], m, mx, (m > 1 ? 100 * sqrt(vx / (m - 1)) / mx : 0),
-				v[key] / m, r[key] / m, rr, slope
+			slope = va > 0 ? sprintf("%.0f", (sac[key] - m * ma * (sc[key] / m)) / va) : "-"
+			cvx = (m > 1 && mx > 0) ? sprintf("%.2f %%", 100 * sqrt(vx / (m - 1)) / mx) : "-"
+			printf "%s\t| %s | %s B | %s | %d | %.4f (%s) | %.5f | %.5f | %s | %s |\n", kk[1] SUBSEP kk[2] SUBSEP kk[3],
+				kk[1], kk[2], kk[3], m, mx, cvx, v[key] / m, r[key] / m, rr, slope
 		}
 	}' "$d/ctxsw.tsv" | { read -r h; read -r h2; echo "$h"; echo "$h2"; sort -t$'\t' -k1,1 | cut -f2-; } >"$d/ctxsw.md"
 }
