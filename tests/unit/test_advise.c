@@ -623,7 +623,7 @@ static void test_top_line(void **state)
 	base(&r);
 	set(&r, VB_C_BYTES, 16384ULL * 64);	/* per-packet fires */
 	r.duration_ns = 0;			/* a live delta: the interval */
-	assert_int_equal(vb_top_frame_build(&f, &r, 1.0, 0, false), 0);
+	assert_int_equal(vb_top_frame_build(&f, &r, 1.0, 0, 1.0, false), 0);
 	assert_string_equal(f.advice, "advice: per-packet: write >= 4 KiB per "
 			    "send() (or the series)");
 	vb_top_format(&f, 80, 0, 30, &shown, collect_line, &l);

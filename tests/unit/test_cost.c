@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -300,6 +301,54 @@ static void test_cpu_clock_busy_share(void **state)
 	vb_cost_close(&c);
 }
 
+/*
+ * top and record -i: an interval's cost and the span the counters
+ * counted it over.  A read that comes late on a loaded guest gives the
+ * counters more time than the caller's own interval; the busy share is
+ * cost / span, so a fully busy interval reads 100 %, not more.
+ */
+static void test_cpu_clock_interval_span(void **state)
+{
+	struct vb_costctr c;
+	struct vb_cost_mark m;
+	uint64_t vals[2];
+	double span = -1;
+
+	(void)state;
+	F.hw_errno = ENOENT;
+	F.stat0 = "cpu  0 0 0 0 0 0 0 0\ncpu0 0 0 0 100 0 0 0 0\ncpu1 0 0 0 100 0 0 0 0\n";
+	F.stat1 = "cpu  0 0 0 0 0 0 0 0\ncpu0 102 0 0 100 0 0 0 0\ncpu1 51 0 0 151 0 0 0 0\n";
+	assert_int_equal(vb_cost_open(&c, cpus2, 2), 0);
+	assert_int_equal(vb_cost_start(&c), 0);
+	assert_int_equal(vb_cost_mark_init(&c, &m), 0);
+	/* 1.02 s counted on each CPU: CPU 0 busy throughout, CPU 1 half */
+	F.value[3] = F.value[4] = 1020000000;
+	F.enabled[3] = F.running[3] = F.enabled[4] = F.running[4] = 1;
+	assert_int_equal(vb_cost_read_interval(&c, &m, vals, &span), 0);
+	assert_int_equal(vals[0], 1020000000);
+	assert_int_equal(vals[1], 510000000);
+	assert_true(fabs(span - 1.02e9) < 1);
+	/* busy share of the two CPUs: (1 + 0.5) / 2, whatever the caller's
+	 * clock said the interval was */
+	assert_true(fabs((vals[0] + vals[1]) / (2 * span) - 0.75) < 1e-9);
+	/* NULL span is allowed */
+	assert_int_equal(vb_cost_read_interval(&c, &m, vals, NULL), 0);
+	vb_cost_mark_free(&m);
+	vb_cost_close(&c);
+	/* cycles: no time base */
+	setup(NULL);
+	F.value[3] = F.value[4] = 5000;
+	F.enabled[3] = F.running[3] = F.enabled[4] = F.running[4] = 1;
+	assert_int_equal(vb_cost_open(&c, cpus2, 2), 0);
+	assert_int_equal(vb_cost_start(&c), 0);
+	assert_int_equal(vb_cost_mark_init(&c, &m), 0);
+	assert_int_equal(vb_cost_read_interval(&c, &m, vals, &span), 0);
+	assert_int_equal(vals[0], 5000);
+	assert_true(span == 0);
+	vb_cost_mark_free(&m);
+	vb_cost_close(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -309,6 +358,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_partial_open_is_undone, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_not_measured, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cpu_clock_busy_share, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cpu_clock_interval_span, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

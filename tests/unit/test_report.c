@@ -402,7 +402,7 @@ static void test_top_frame_build(void **state)
 
 	(void)state;
 	fixture_results(&r, true, VB_COST_CYCLES);
-	assert_int_equal(vb_top_frame_build(&f, &r, 2.0, 3200000, true), 0);
+	assert_int_equal(vb_top_frame_build(&f, &r, 2.0, 3200000, 2.0, true), 0);
 	assert_int_equal(f.nrows, 2);
 	assert_true(fabs(f.total.pkts_s - 500) < 1e-9);
 	assert_true(fabs(f.total.mean_batch - 4) < 1e-9);
@@ -415,9 +415,38 @@ static void test_top_frame_build(void **state)
 	vb_top_frame_free(&f);
 	/* a flow with nothing in the interval is not shown */
 	memset(&r.flows[1].agg, 0, sizeof(r.flows[1].agg));
-	assert_int_equal(vb_top_frame_build(&f, &r, 1.0, 0, false), 0);
+	assert_int_equal(vb_top_frame_build(&f, &r, 1.0, 0, 1.0, false), 0);
 	assert_int_equal(f.nrows, 1);
 	assert_false(f.cost_measured);
+	vb_top_frame_free(&f);
+	vb_results_free(&r);
+}
+
+/*
+ * cpu-clock: busy ns per second of the counters' own span.  Two CPUs busy
+ * throughout a span of 1.008 s that top's clock saw as 1.000 s (a late
+ * read on the debug kernel under TCG printed "100.8% busy") read 100.0 %.
+ */
+static void test_top_frame_busy_share(void **state)
+{
+	struct vb_top_frame f;
+	struct vb_results r;
+	char *out;
+	size_t n;
+	FILE *m;
+
+	(void)state;
+	fixture_results(&r, true, VB_COST_CPU_CLOCK_NS);
+	r.cost.ncpus = 2;
+	assert_int_equal(vb_top_frame_build(&f, &r, 1.0, 2016000000, 1.008,
+					    true), 0);
+	assert_true(fabs(f.cost_per_s / 1e7 / 2 - 100) < 1e-9);
+	m = open_memstream(&out, &n);
+	assert_non_null(m);
+	vb_top_print_totals_line(m, &f, false);
+	fclose(m);
+	expect_in(out, " 100.0\n");
+	free(out);
 	vb_top_frame_free(&f);
 	vb_results_free(&r);
 }
@@ -437,6 +466,7 @@ int main(void)
 		cmocka_unit_test(test_top_replay_text),
 		cmocka_unit_test(test_top_replay_json_and_errors),
 		cmocka_unit_test(test_top_frame_build),
+		cmocka_unit_test(test_top_frame_busy_share),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

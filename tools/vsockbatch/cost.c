@@ -317,7 +317,7 @@ int vb_cost_mark_init(const struct vb_costctr *c, struct vb_cost_mark *m)
 }
 
 int vb_cost_read_interval(struct vb_costctr *c, struct vb_cost_mark *m,
-			  uint64_t *vals)
+			  uint64_t *vals, double *span_ns)
 {
 	struct vb_cost_mark now;
 	size_t i;
@@ -328,10 +328,15 @@ int vb_cost_read_interval(struct vb_costctr *c, struct vb_cost_mark *m,
 	if (vb_cost_mark_init(c, &now))
 		return -ENOMEM;
 	err = read_raw(c, now.raw, now.busy, now.total);
-	for (i = 0; !err && i < c->n; i++)
+	if (span_ns)
+		*span_ns = 0;
+	for (i = 0; !err && i < c->n; i++) {
 		vals[i] = vb_cost_interval(c->unit, now.raw[i] - m->raw[i],
 				    now.busy[i] - m->busy[i],
 				    now.total[i] - m->total[i]);
+		if (span_ns && c->unit == VB_COST_CPU_CLOCK_NS)
+			*span_ns += (now.raw[i] - m->raw[i]) / (double)c->n;
+	}
 	if (!err) {
 		vb_cost_mark_free(m);
 		*m = now;

@@ -80,9 +80,16 @@ struct vb_cost_mark {
 
 /* A mark at vb_cost_start() time.  0 or -ENOMEM. */
 int vb_cost_mark_init(const struct vb_costctr *c, struct vb_cost_mark *m);
-/* vals[n] = cost of each CPU since the mark, then the mark moves to now. */
+/*
+ * vals[n] = cost of each CPU since the mark, then the mark moves to now.
+ * span_ns (may be NULL): for cpu-clock, the time the counters themselves
+ * counted over the interval, a CPU's mean; 0 for cycles.  A busy share
+ * is cost / span: the caller's own clock read is not taken at the
+ * counters' instants, and a late read on a loaded machine would put a
+ * fully busy interval over 100 %.
+ */
 int vb_cost_read_interval(struct vb_costctr *c, struct vb_cost_mark *m,
-			  uint64_t *vals);
+			  uint64_t *vals, double *span_ns);
 void vb_cost_mark_free(struct vb_cost_mark *m);
 /*
  * One CPU's cost from its counter delta draw and, for cpu-clock, its busy

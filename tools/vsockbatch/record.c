@@ -166,6 +166,7 @@ static void ticker_poll(struct ticker *t)
 	struct vb_top_frame f;
 	struct vb_results d;
 	uint64_t now = now_ns(CLOCK_MONOTONIC), cost = 0, *vals;
+	double interval_s = (double)(now - t->last_ns) / 1e9, span_ns = 0;
 	bool cost_ok = false;
 	char err[256];
 	size_t i;
@@ -181,7 +182,8 @@ static void ticker_poll(struct ticker *t)
 	}
 	if (t->cost->open) {
 		vals = calloc(t->cost->n, sizeof(*vals));
-		if (vals && !vb_cost_read_interval(t->cost, &t->mark, vals)) {
+		if (vals && !vb_cost_read_interval(t->cost, &t->mark, vals,
+						   &span_ns)) {
 			for (i = 0; i < t->cost->n; i++)
 				cost += vals[i];
 			cost_ok = true;
@@ -196,7 +198,8 @@ static void ticker_poll(struct ticker *t)
 	vb_agg_sub(&d.totals, &t->prev.totals);
 	d.cost.unit = t->cost->unit;
 	d.cost.ncpus = t->cost->n;
-	if (!vb_top_frame_build(&f, &d, (double)(now - t->last_ns) / 1e9, cost,
+	if (!vb_top_frame_build(&f, &d, interval_s, cost,
+				span_ns > 0 ? span_ns / 1e9 : interval_s,
 				cost_ok)) {
 		f.stamp_unix_ns = unix_now_ns();
 		vb_top_print_totals_line(stdout, &f, t->lines++ % 20 == 0);

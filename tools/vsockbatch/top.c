@@ -420,6 +420,7 @@ static int accumulate(struct live *l)
 static int live_frame(struct live *l, struct vb_top_frame *f)
 {
 	uint64_t now = mono_ns(), cost = 0, *vals;
+	double interval_s, span_ns = 0;
 	bool cost_ok = false;
 	char err[256];
 	size_t i;
@@ -434,7 +435,8 @@ static int live_frame(struct live *l, struct vb_top_frame *f)
 		/* this interval's own cost: never a difference of cumulative
 		 * cpu-clock reads, which an idle interval can make negative */
 		vals = calloc(l->cost.n, sizeof(*vals));
-		if (vals && !vb_cost_read_interval(&l->cost, &l->mark, vals)) {
+		if (vals && !vb_cost_read_interval(&l->cost, &l->mark, vals,
+						   &span_ns)) {
 			for (i = 0; i < l->cost.n; i++)
 				cost += vals[i];
 			cost_ok = true;
@@ -445,8 +447,10 @@ static int live_frame(struct live *l, struct vb_top_frame *f)
 	l->have_prev = true;
 	if (e)
 		return e;
-	e = vb_top_frame_build(f, &l->delta, (double)(now - l->prev_ns) / 1e9,
-			       cost, cost_ok);
+	interval_s = (double)(now - l->prev_ns) / 1e9;
+	e = vb_top_frame_build(f, &l->delta, interval_s, cost,
+			       span_ns > 0 ? span_ns / 1e9 : interval_s,
+			       cost_ok);
 	if (e)
 		return e;
 	snprintf(f->source, sizeof(f->source), "live");
@@ -790,7 +794,8 @@ int cmd_top(int argc, char **argv)
 							      : VB_EXIT_FAIL;
 		}
 		e = vb_top_frame_build(&frame, &r, (double)r.duration_ns / 1e9,
-				       r.cost.total, r.cost.measured);
+				       r.cost.total, (double)r.duration_ns / 1e9,
+				       r.cost.measured);
 		snprintf(frame.source, sizeof(frame.source), "%s", o.replay);
 		frame.replay = true;
 		frame.stamp_unix_ns = r.start_unix_ns;
@@ -807,7 +812,8 @@ int cmd_top(int argc, char **argv)
 			return ret;
 		}
 		/* an empty first frame until the first interval is over */
-		vb_top_frame_build(&frame, &l.cur, o.interval, 0, false);
+		vb_top_frame_build(&frame, &l.cur, o.interval, 0, o.interval,
+				   false);
 		vb_top_frame_sort(&frame, o.sort, o.reverse);
 	}
 

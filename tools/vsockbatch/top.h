@@ -63,10 +63,13 @@ extern const char *const vb_top_sort_names[VB_SORT_NR];
 /*
  * delta holds the counts of the interval (live: now - previous snapshot;
  * replay: the file).  cost is the cost of the same interval in
- * delta->cost.unit; cost_ok false = not measured.  0 or -ENOMEM.
+ * delta->cost.unit, counted over cost_s seconds (interval_s, or for
+ * cpu-clock the counters' own span: vb_cost_read_interval()); cost_ok
+ * false = not measured.  0 or -ENOMEM.
  */
 int vb_top_frame_build(struct vb_top_frame *f, const struct vb_results *delta,
-		       double interval_s, uint64_t cost, bool cost_ok);
+		       double interval_s, uint64_t cost, double cost_s,
+		       bool cost_ok);
 void vb_top_frame_sort(struct vb_top_frame *f, enum vb_top_sort key,
 		       bool reverse);
 void vb_top_frame_free(struct vb_top_frame *f);

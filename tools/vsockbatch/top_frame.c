@@ -48,7 +48,8 @@ static void fill_row(struct vb_top_row *row, const struct vb_agg *a,
 }
 
 int vb_top_frame_build(struct vb_top_frame *f, const struct vb_results *d,
-		       double interval_s, uint64_t cost, bool cost_ok)
+		       double interval_s, uint64_t cost, double cost_s,
+		       bool cost_ok)
 {
 	struct vb_metrics m;
 	size_t i;
@@ -74,7 +75,9 @@ int vb_top_frame_build(struct vb_top_frame *f, const struct vb_results *d,
 	f->cost_unit = d->cost.unit;
 	f->ncpus = d->cost.ncpus;
 	if (cost_ok) {
-		f->cost_per_s = interval_s > 0 ? (double)cost / interval_s : NAN;
+		/* per second of the time the cost was counted over, so that
+		 * cpu-clock busy ns per second per CPU stays <= 100 % */
+		f->cost_per_s = cost_s > 0 ? (double)cost / cost_s : NAN;
 		f->cost_per_byte = d->totals.cnt[VB_C_BYTES]
 			? (double)cost / (double)d->totals.cnt[VB_C_BYTES] : NAN;
 	}
