@@ -19,6 +19,10 @@
 # clock warps over idle time, and a guest with a periodic tick then runs a
 # timer interrupt at every warp: counts of a window that waited (for the
 # host, say) include that idle-tick work.  Loopback windows are ~0 %.
+# Every sample names its transfer ("xfer"), so that the summary's
+# exclusion rule drops the counts of a transfer it excludes, as it drops
+# the guest's own samples of it (before 2026-12-02 the insn_* samples
+# carried no name and were kept).
 # Exit: 0; 1 a window is missing or empty; 2 bad usage or input.
 set -uo pipefail
 me=${0##*/}
@@ -48,11 +52,11 @@ while read -r id name p bytes rest; do
 	if [[ $name == fixed.* ]]; then
 		secs=$(grep '^{"tool":"vb-recv"' "$d/raw/$name.rx.out" 2>/dev/null | tail -n 1 |
 			sed -n 's/.*"seconds_from_accept":\([0-9.eE+-]*\).*/\1/p')
-		[ -n "$secs" ] && jq -c --argjson p "$p" --argjson s "$secs" \
-			'{payload: $p, metric: "icount_warp_pct", value: ([0, 100 * (1 - .total / ($s * 1e9))] | max)}' <<<"$j"
+		[ -n "$secs" ] && jq -c --argjson p "$p" --argjson s "$secs" --arg x "$name" \
+			'{payload: $p, metric: "icount_warp_pct", value: ([0, 100 * (1 - .total / ($s * 1e9))] | max), xfer: $x}' <<<"$j"
 	fi
-	jq -c --argjson p "$p" --argjson b "$bytes" \
-		"$metrics | .[] | select(.[1] != null) | {payload: \$p, metric: .[0], value: (.[1] / \$b)}" \
+	jq -c --argjson p "$p" --argjson b "$bytes" --arg x "$name" \
+		"$metrics | .[] | select(.[1] != null) | {payload: \$p, metric: .[0], value: (.[1] / \$b), xfer: \$x}" \
 		<<<"$j" || exit 2
 done <"$d/marks.tsv"
 exit $rc
