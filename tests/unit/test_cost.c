@@ -259,6 +259,23 @@ static void test_not_measured(void **state)
 	vb_cost_close(&c);
 }
 
+/*
+ * Open and start cpu-clock counters on CPUs 0 and 1 (no PMU), with
+ * /proc/stat stat0 at start and stat1 at every later read, and each
+ * counter at ns when read.
+ */
+static void cpu_clock_open(struct vb_costctr *c, const char *stat0,
+			   const char *stat1, uint64_t ns)
+{
+	F.hw_errno = ENOENT;
+	F.stat0 = stat0;
+	F.stat1 = stat1;
+	assert_int_equal(vb_cost_open(c, cpus2, 2), 0);
+	assert_int_equal(vb_cost_start(c), 0);
+	F.value[3] = F.value[4] = ns;
+	F.enabled[3] = F.running[3] = F.enabled[4] = F.running[4] = 1;
+}
+
 /* cpu-clock counts wall time, idle included: scaled by the busy share. */
 static void test_cpu_clock_busy_share(void **state)
 {
@@ -267,15 +284,12 @@ static void test_cpu_clock_busy_share(void **state)
 	uint64_t vals[2];
 
 	(void)state;
-	F.hw_errno = ENOENT;
-	/* user nice system idle iowait irq softirq steal */
-	F.stat0 = "cpu  0 0 0 0 0 0 0 0\ncpu0 10 0 10 80 0 0 0 0\ncpu1 0 0 0 100 0 0 0 0\n";
-	F.stat1 = "cpu  0 0 0 0 0 0 0 0\ncpu0 40 0 20 120 0 0 0 0\ncpu1 25 0 0 175 0 0 0 0\n";
-	assert_int_equal(vb_cost_open(&c, cpus2, 2), 0);
-	assert_int_equal(vb_cost_start(&c), 0);
-	/* 1 s of cpu-clock each; CPU 0 busy 40 of 80 ticks, CPU 1 25 of 100 */
-	F.value[3] = F.value[4] = 1000000000;
-	F.enabled[3] = F.running[3] = F.enabled[4] = F.running[4] = 1;
+	/* user nice system idle iowait irq softirq steal; 1 s of cpu-clock
+	 * each: CPU 0 busy 40 of 80 ticks, CPU 1 25 of 100 */
+	cpu_clock_open(&c,
+		"cpu  0 0 0 0 0 0 0 0\ncpu0 10 0 10 80 0 0 0 0\ncpu1 0 0 0 100 0 0 0 0\n",
+		"cpu  0 0 0 0 0 0 0 0\ncpu0 40 0 20 120 0 0 0 0\ncpu1 25 0 0 175 0 0 0 0\n",
+		1000000000);
 	vb_results_init(&r);
 	r.cpus = calloc(2, sizeof(*r.cpus));
 	r.ncpus = 2;
@@ -315,15 +329,12 @@ static void test_cpu_clock_interval_span(void **state)
 	double span = -1;
 
 	(void)state;
-	F.hw_errno = ENOENT;
-	F.stat0 = "cpu  0 0 0 0 0 0 0 0\ncpu0 0 0 0 100 0 0 0 0\ncpu1 0 0 0 100 0 0 0 0\n";
-	F.stat1 = "cpu  0 0 0 0 0 0 0 0\ncpu0 102 0 0 100 0 0 0 0\ncpu1 51 0 0 151 0 0 0 0\n";
-	assert_int_equal(vb_cost_open(&c, cpus2, 2), 0);
-	assert_int_equal(vb_cost_start(&c), 0);
-	assert_int_equal(vb_cost_mark_init(&c, &m), 0);
 	/* 1.02 s counted on each CPU: CPU 0 busy throughout, CPU 1 half */
-	F.value[3] = F.value[4] = 1020000000;
-	F.enabled[3] = F.running[3] = F.enabled[4] = F.running[4] = 1;
+	cpu_clock_open(&c,
+		"cpu  0 0 0 0 0 0 0 0\ncpu0 0 0 0 100 0 0 0 0\ncpu1 0 0 0 100 0 0 0 0\n",
+		"cpu  0 0 0 0 0 0 0 0\ncpu0 102 0 0 100 0 0 0 0\ncpu1 51 0 0 151 0 0 0 0\n",
+		1020000000);
+	assert_int_equal(vb_cost_mark_init(&c, &m), 0);
 	assert_int_equal(vb_cost_read_interval(&c, &m, vals, &span), 0);
 	assert_int_equal(vals[0], 1020000000);
 	assert_int_equal(vals[1], 510000000);
