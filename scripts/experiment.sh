@@ -81,7 +81,7 @@
 # VB_SCHED_FEATURES; NAME or NO_NAME, e.g. NO_PLACE_LAG), recorded in
 # env.txt and the manifest.  Default: the kernel's own, as a user's guest
 # has them.  For the question which part of the scheduler carries the
-# loopback count's per-boot state (results/2026-12-01-icount-sched).
+# loopback count's per-boot state (results/2026-12-02-icount-sched).
 # Host load per transfer: the guest frames each transfer with VB-XFER
 # lines on its console; scripts/xfer-watch.sh (host) samples /proc/stat,
 # QEMU's and the back-end's CPU at both ends, h2g-host.sh times the host
