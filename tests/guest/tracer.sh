@@ -211,11 +211,19 @@ batched)
 	grep -q '"trace_mode": "light"' "$l" || fail "light.json is not light mode"
 	nh=$(sed -n '/"hooks": \[/,/\]/p' "$out/light.json" | grep -c '"tp')
 	check "$nh == 2" "light mode: two tracepoint programs only"
-	for k in pkts bytes rw_pkts batches batch_pkts batch_bytes batch_max dr_after kb_end_queue kb_end_pkts; do
+	for k in bytes rw_pkts batches batch_pkts batch_bytes batch_max dr_after kb_end_queue kb_end_pkts; do
 		a=$(metric "$j" $k)
 		b=$(metric "$l" $k)
 		check "${a:-x} == ${b:-y}" "light and full agree on $k"
 	done
+	# The light tracer runs inside the full one and detaches first: a
+	# control packet of the receiver's close can land between the two
+	# (ci2 of 2026-12-02: 152 control packets against 151).  Data packets
+	# all come before the sender exits and are compared exactly above.
+	a=$(metric "$j" pkts)
+	b=$(metric "$l" pkts)
+	check "${b:-x} <= ${a:-y} && ${a:-x} <= ${b:-y} + 4" \
+		"light and full agree on pkts but the close's control packets ($b <= $a <= $b + 4)"
 	;;
 *)
 	fail "unknown kernel mode '$kmode'"
