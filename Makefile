@@ -237,7 +237,8 @@ $(INSNS_PLUGIN): tools/insns-plugin/vb-insns.c tools/insns-plugin/qemu_plugin_ap
 	$(call msg,PLUGIN,$@)
 	$(Q)mkdir -p $(dir $@)
 	$(Q)$(CC) $(CFLAGS) -Itools/insns-plugin -fPIC -shared -fvisibility=hidden \
-		$< -o $@
+		$(shell pkg-config --cflags glib-2.0) \
+		$< -o $@ $(shell pkg-config --libs glib-2.0)
 
 # libFuzzer target for the event loop (loop.c): vhost-user messages with
 # real fds mixed into batches of host and guest events.

@@ -10,7 +10,7 @@
 #                         [--clock wall|icount] [--seconds T] [--no-tcp]
 #                         [--max-other CORES] [--max-steal PCT]
 #                         [--icount-sleep on|off] [--aslr on|off]
-#                         [--sched-features LIST]
+#                         [--sched-features LIST] [--profile]
 #   scripts/experiment.sh --resummarize DIR
 #
 # Three kernel states (baseline, p1-3, patched; scripts/kernel-build.sh).
@@ -108,6 +108,12 @@
 # packets per interrupt: the exclusion rule applies).  icount runs all
 # vCPUs in one host thread, one after the other: it measures work, not
 # parallel throughput; its "Gbit/s" are guest time, i.e. instructions.
+# --profile (icount only): the vb-insns plugin also writes the kernel's
+# instructions per translation block at every mark (guest-run.sh
+# VB_INSNS_PROFILE=1), kept as runs/*/profile.tsv.gz:
+# scripts/insns-profile.sh names the functions of a transfer's window
+# and compares runs.  The counts are the same with and without it (one
+# counter); QEMU runs a little slower, which host->guest can feel.
 # --icount-sleep on|off (icount only; default on with --mode h2g, off
 # over loopback): -icount sleep=on, so an idle guest's
 # clock follows the host's instead of warping to its next timer: with
@@ -148,7 +154,7 @@ STATES=(baseline p1-3 patched)
 QUICK=0 PAIRS= PAYLOADS= LABEL= OUT= SCALE= CAP= RTT_COUNT= TRACE=1 MODE=loopback
 TRACE_ROUNDS=
 CLOCK=wall XSECS= TCP=1 MAX_OTHER= MAX_STEAL= ISLEEP= ASLR=on SCHEDF=
-RESUM=
+PROFILE=0 RESUM=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) QUICK=1 ;;
@@ -170,6 +176,7 @@ while [ $# -gt 0 ]; do
 	--icount-sleep) ISLEEP=${2-}; shift ;;
 	--aslr) ASLR=${2-}; shift ;;
 	--sched-features) SCHEDF=${2-}; shift ;;
+	--profile) PROFILE=1 ;;
 	--resummarize) RESUM=${2-}; shift ;;
 	-h|--help) usage 0 ;;
 	*) echo "${0##*/}: unknown argument '$1'" >&2; usage ;;
@@ -414,6 +421,9 @@ if [ -n "$XSECS" ]; then
 		{ echo "${0##*/}: --seconds needs a duration in (0, 600], not '$XSECS'" >&2; exit 2; }
 fi
 [ "$CLOCK" = icount ] && TCP=0
+[ "$PROFILE" = 0 ] || [ "$CLOCK" = icount ] ||
+	{ echo "${0##*/}: --profile needs --clock icount" >&2; exit 2; }
+export VB_INSNS_PROFILE=$PROFILE
 case $ASLR in on|off) ;; *) echo "${0##*/}: --aslr must be on or off, not '$ASLR'" >&2; exit 2 ;; esac
 for f in $SCHEDF; do
 	[[ "$f" =~ ^(NO_)?[A-Z][A-Z_]*$ ]] ||
@@ -507,12 +517,13 @@ if [ "$TRACE" = 1 ]; then cmd+=" --trace-rounds $TRACE_ROUNDS"; else cmd+=" --no
 cmd+=" --max-other $MAX_OTHER --max-steal $MAX_STEAL"
 [ "$ASLR" = on ] || cmd+=" --aslr off"
 [ -z "$SCHEDF" ] || cmd+=" --sched-features '$SCHEDF'"
+[ "$PROFILE" = 0 ] || cmd+=" --profile"
 cmd+=" --label $LABEL"
 experiment=$(jq -n --argjson s "$SCALE" --argjson c "$CAPB" --argjson n "$RTT_COUNT" \
 	--argjson w "$PP_WARMUP" --argjson t "$TRACE" --arg mode "$MODE" \
 	--arg clock "$CLOCK" --arg xsecs "$XSECS" --argjson tr "$TRACE_ROUNDS" \
 	--argjson tcp "$TCP" --arg mo "$MAX_OTHER" --arg ms "$MAX_STEAL" --arg isl "$ISLEEP" \
-	--arg aslr "$ASLR" --arg schedf "$SCHEDF" \
+	--arg aslr "$ASLR" --arg schedf "$SCHEDF" --argjson prof "$PROFILE" \
 	'{mode: $mode, clock: $clock,
 	  icount_sleep: (if $clock == "icount" then $isl else null end),
 	  clock_note: (if $clock == "icount" and $isl == "on" then
@@ -524,6 +535,7 @@ experiment=$(jq -n --argjson s "$SCALE" --argjson c "$CAPB" --argjson n "$RTT_CO
 	  receiver: "vb-recv pinned to vCPU 0 (blocking recv)",
 	  aslr: (if $aslr == "on" then "on (the kernel default, randomize_va_space = 2)" else "off: randomize_va_space = 0 for the whole of every guest boot (/init, VB_ASLR=off)" end),
 	  sched_features: (if $schedf == "" then "the kernel defaults" else "set for the whole of every guest boot (/init, VB_SCHED_FEATURES): \($schedf)" end),
+	  insns_profile: (if $prof == 1 then "kernel instructions per translation block and vCPU at every mark: runs/*/profile.tsv.gz (scripts/insns-profile.sh)" else null end),
 	  rtt_count: $n, rtt_warmup: $w, traced_run_per_payload: ($t == 1),
 	  traced_rounds: $tr,
 	  order: "round i: baseline, p1-3, patched; round i+1 reversed",
@@ -658,6 +670,9 @@ for ((r = 0; r < PAIRS; r++)); do
 		if [ "$CLOCK" = icount ] && [ -f "$OUT/$dir/marks.tsv" ]; then
 			icount_samples "$OUT/$dir" 2>>"$OUT/$dir.err" || { [ $rc -ne 0 ] || rc=1; }
 		fi
+		# the block profile is large and compresses ~10x
+		[ ! -f "$OUT/$dir/profile.tsv" ] || gzip -f "$OUT/$dir/profile.tsv" ||
+			{ [ $rc -ne 0 ] || rc=1; }
 		# h2g: the host's RTT samples join the guest's.
 		[ -f "$OUT/$dir/host-samples.jsonl" ] &&
 			cat "$OUT/$dir/host-samples.jsonl" >>"$OUT/$dir/samples.jsonl"

@@ -57,6 +57,10 @@ usage: ${0##*/} -k VARIANT [-s SMP] [-m MEM_MB] [-t TIMEOUT_S] [-o OUTDIR]
               per translation block: what the guest executes and when the
               vCPUs switch no longer depend on how TCG happened to cut
               the code into blocks; about 4x slower here)
+  (env VB_INSNS_PROFILE=1, with -C icount: the plugin also writes the
+              kernel's instructions per translation block and vCPU at
+              each mark to OUTDIR/profile.tsv: scripts/insns-profile.sh
+              names their functions)
   -H COMMAND  host-side command (bash -c), started once the guest reached
               /init; env VB_UDS = the device's host endpoint (write
               "CONNECT <port>"), VB_OUTDIR, VB_GUEST_PID (gone = the
@@ -221,9 +225,14 @@ if [ "$CLOCK" = icount ]; then
 	on|off) ;;
 	*) echo "${0##*/}: VB_ICOUNT_SLEEP must be on or off, not '$VB_ICOUNT_SLEEP'" >&2; exit 2 ;;
 	esac
-	rm -f "$OUTDIR/insns.tsv"
+	case ${VB_INSNS_PROFILE:-0} in
+	0) prof= ;;
+	1) prof=,profile=$OUTDIR/profile.tsv ;;
+	*) echo "${0##*/}: VB_INSNS_PROFILE must be 0 or 1, not '$VB_INSNS_PROFILE'" >&2; exit 2 ;;
+	esac
+	rm -f "$OUTDIR/insns.tsv" "$OUTDIR/profile.tsv"
 	qemu+=(-icount "shift=0,sleep=${VB_ICOUNT_SLEEP:-off}"
-		-plugin "$VB_ROOT/build/host/vb-insns.so,outfile=$OUTDIR/insns.tsv")
+		-plugin "$VB_ROOT/build/host/vb-insns.so,outfile=$OUTDIR/insns.tsv$prof")
 fi
 if [ "$VU" = 1 ]; then
 	# vhost-user needs guest memory the back-end can map: a shared memfd.

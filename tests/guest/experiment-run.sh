@@ -64,6 +64,7 @@
 #   raw/           every program's full output (key: value lines + JSON)
 #   traced/P.json  vsockbatch results file per payload
 #   marks.tsv      (icount) "first_mark name payload bytes" per transfer
+#   kallsyms-modules.txt  (icount) /proc/kallsyms's module lines
 #   env.txt        kernel, CPUs, clocksource, interrupts, workqueues
 # Exit: 0 all measurements made, 1 one or more failed (the others are kept).
 out=${RESULTS:?}
@@ -101,7 +102,12 @@ samples=$out/samples.jsonl
 fails=0
 port=3000
 mark=1
-[ "$CLOCK" = icount ] && : >"$out/marks.tsv"
+# icount: the modules' functions where this boot loaded them, so the
+# plugin's block profile (scripts/insns-profile.sh) can name vsock's
+if [ "$CLOCK" = icount ]; then
+	: >"$out/marks.tsv"
+	grep '\[' /proc/kallsyms >"$out/kallsyms-modules.txt"
+fi
 
 say() { echo "experiment-run: $*"; }
 fail() { say "FAIL: $*"; fails=$((fails + 1)); }

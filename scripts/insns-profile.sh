@@ -1,0 +1,189 @@
+#!/bin/bash
+# insns-profile.sh: where the kernel's instructions of one transfer went,
+# per kernel function, from the vb-insns plugin's block profile.
+#
+#   scripts/insns-profile.sh [-c VCPU] [-n TOP] [-m SYSTEM_MAP] XFER RUN_DIR... [-- RUN_DIR...]
+#
+# RUN_DIR: an icount run made with a profile (scripts/experiment.sh
+# --profile, or guest-run.sh -C icount with VB_INSNS_PROFILE=1): its
+# profile.tsv[.gz], insns.tsv and marks.tsv.  XFER names the transfer
+# (fixed.64, match.4096, ...; marks.tsv), whose window is its two marks.
+# Each block's address resolves to the kernel function holding it through
+# System.map: -m, else the run's kernel from the set's manifest.json
+# (states[].kernel_dir, checked against the run's env.txt `uname -v`);
+# a module's function ("name [module]": vsock is built as modules)
+# through the run's own kallsyms-modules.txt (the guest's /proc/kallsyms
+# module lines, written at the start of every icount run).  Kernel text
+# past _etext that no module claims (a BPF program, say) is one row.
+#
+# Prints, per function, kernel instructions per write (the window's
+# instructions * payload / bytes: per packet, when every write is one
+# packet) on vCPU VCPU (default: all vCPUs), the mean over the runs of
+# group A; with "-- RUN_DIR..." also group B's mean and B - A.  Sorted by
+# |B - A| (one group: by A), the TOP (default 25) first, then the rest
+# as "(other)" and the window's kernel total.  Every run's functions sum
+# exactly to its window's kernel instructions in insns.tsv, or the run is
+# refused (exit 1): the profile and the counts come from one counter.
+# Exit: 0; 1 a run lacks the window or its sums disagree; 2 bad usage or
+# input.
+set -uo pipefail
+me=${0##*/}
+usage() {
+	echo "usage: $me [-c VCPU] [-n TOP] [-m SYSTEM_MAP] XFER RUN_DIR... [-- RUN_DIR...]" >&2
+	exit 2
+}
+die() { echo "$me: $*" >&2; exit "${2:-2}"; }
+VCPU=all TOP=25 MAP=
+while getopts c:n:m:h o; do
+	case $o in
+	c) VCPU=$OPTARG ;;
+	n) TOP=$OPTARG ;;
+	m) MAP=$OPTARG ;;
+	*) usage ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# -ge 2 ] || usage
+XFER=$1
+shift
+[[ "$VCPU" =~ ^(all|[0-9]+)$ ]] || die "-c needs a vCPU number or 'all', not '$VCPU'"
+[[ "$TOP" =~ ^[1-9][0-9]*$ ]] || die "-n needs a positive number, not '$TOP'"
+[[ "$XFER" =~ ^[a-z]+\.[0-9]+$ ]] || die "'$XFER' is not a transfer name (fixed.64, match.4096, ...)"
+[ -z "$MAP" ] || [ -f "$MAP" ] || die "$MAP: no such file"
+A=() B=() grp=A
+for d in "$@"; do
+	if [ "$d" = -- ]; then
+		[ $grp = A ] || die "'--' given twice"
+		grp=B
+		continue
+	fi
+	[ -d "$d" ] || die "$d: not a directory"
+	if [ $grp = A ]; then A+=("$d"); else B+=("$d"); fi
+done
+[ ${#A[@]} -gt 0 ] || die "no run in group A"
+[ $grp = A ] || [ ${#B[@]} -gt 0 ] || die "no run after '--'"
+
+# map_of RUN_DIR: the System.map of the run's kernel
+map_of() {
+	local d=$1 st m kv uv
+	if [ -n "$MAP" ]; then echo "$MAP"; return; fi
+	m=$d/../../manifest.json
+	[ -f "$m" ] && [ -f "$d/env.txt" ] ||
+		die "$d: no set manifest.json or env.txt to find its kernel; give -m SYSTEM_MAP"
+	st=$(sed -n 's/^state: //p' "$d/env.txt")
+	kd=$(jq -r --arg s "$st" '.states[] | select(.name == $s) | .kernel_dir' "$m")
+	[ -n "$kd" ] && [ -f "$kd/System.map" ] ||
+		die "$d: kernel of state '$st' ($kd) has no System.map here; give -m SYSTEM_MAP"
+	kv=$(jq -r --arg s "$st" '.states[] | select(.name == $s) | .kernel_version' "$m")
+	uv=$(sed -n 's/^kernel: [^ ]* //p' "$d/env.txt")
+	[[ "$kv" == *"$uv" ]] ||
+		die "$d: ran '$uv', the manifest's $st kernel is '$kv'; give -m SYSTEM_MAP"
+	echo "$kd/System.map"
+}
+
+# profile_of RUN_DIR: "function<TAB>instructions per write" of XFER
+profile_of() {
+	local d=$1 map p f line id bytes seqs sa sb
+	for f in insns.tsv marks.tsv; do
+		[ -f "$d/$f" ] || die "$d/$f not found (not an icount run?)"
+	done
+	if [ -f "$d/profile.tsv.gz" ]; then
+		p=(gzip -dc "$d/profile.tsv.gz")
+	elif [ -f "$d/profile.tsv" ]; then
+		p=(cat "$d/profile.tsv")
+	else
+		die "$d: no profile.tsv (run with scripts/experiment.sh --profile)"
+	fi
+	line=$(awk -v x="$XFER" '$2 == x' "$d/marks.tsv")
+	[ -n "$line" ] || die "$d: no transfer $XFER in marks.tsv" 1
+	read -r id _ payload bytes <<<"$line"
+	[[ "$id" =~ ^[1-9][0-9]*$ && "$payload" =~ ^[1-9][0-9]*$ && "$bytes" =~ ^[1-9][0-9]*$ ]] ||
+		die "$d/marks.tsv: bad line '$line'"
+	# the window: insns.tsv rows of marks id and id + 1
+	seqs=$(awk -F'\t' -v a="$id" -v b=$((id + 1)) -v c="$VCPU" '
+		/^#/ { next }
+		sa == "" && $2 == a { sa = $1 }
+		sa != "" && sb == "" && $1 != sa && $2 == b { sb = $1 }
+		$1 == sa && (c == "all" || $3 == c) { k0 += $5 }
+		$1 == sb && (c == "all" || $3 == c) { k1 += $5 }
+		END { if (sa != "" && sb != "") printf "%s %s %d", sa, sb, k1 - k0 }' "$d/insns.tsv")
+	read -r sa sb kern <<<"$seqs"
+	[ -n "${sb:-}" ] || die "$d: no window for $XFER (marks $id, $((id + 1)))" 1
+	map=$(map_of "$d") || exit
+	# blocks of the window, summed per address, merged with the map's
+	# text symbols in address order (fixed-width hex sorts as text)
+	{
+		"${p[@]}" | awk -F'\t' -v sa="$sa" -v sb="$sb" -v c="$VCPU" -v me="$me" -v f="$d" '
+			/^#/ { next }
+			NF != 6 || $1 !~ /^[0-9]+$/ || $4 !~ /^[0-9a-f]+$/ || length($4) != 16 || $6 !~ /^[0-9]+$/ {
+				printf "%s: %s: profile line %d is malformed\n", me, f, NR > "/dev/stderr"; exit 2 }
+			$1 + 0 > sa + 0 && $1 + 0 <= sb + 0 && (c == "all" || $3 == c) { n[$4] += $6 }
+			END { for (a in n) printf "%s\tB\t%d\n", a, n[a] }' || exit 2
+		awk '$2 ~ /^[tTwW]$/ { printf "%s\tS\t%s\n", $1, ($3 == "_etext" ? "[past _etext, no module]" : $3) }' "$map"
+		# the modules' functions, where this boot loaded them
+		[ ! -f "$d/kallsyms-modules.txt" ] ||
+			awk '$2 ~ /^[tT]$/ && $4 ~ /^\[.*\]$/ { printf "%s\tS\t%s %s\n", $1, $3, $4 }' "$d/kallsyms-modules.txt"
+	} | LC_ALL=C sort -t$'\t' -k1,1 -k2,2r |
+	awk -F'\t' -v k="$kern" -v pay="$payload" -v by="$bytes" -v me="$me" -v f="$d" '
+		$2 == "S" { sym = $3; next }
+		{ s = (sym == "" ? "[below the kernel text]" : sym); n[s] += $3; tot += $3 }
+		END {
+			if (tot != k) {
+				printf "%s: %s: the profile sums to %d instructions, insns.tsv to %d\n",
+					me, f, tot, k > "/dev/stderr"
+				exit 1
+			}
+			for (s in n) printf "%s\t%.6f\n", s, n[s] * pay / by
+			printf "[total]\t%.6f\n", tot * pay / by
+		}'
+}
+
+# group GROUP_LETTER RUN_DIR...: "G function mean" rows
+group() {
+	local g=$1 d t
+	shift
+	t=$(mktemp) || exit 1
+	for d in "$@"; do
+		(profile_of "$d") >>"$t" || { rc=$?; rm -f "$t"; return $rc; }
+	done
+	awk -F'\t' -v g="$g" -v n=$# '{ s[$1] += $2 } END { for (f in s) printf "%s\t%s\t%.6f\n", g, f, s[f] / n }' "$t"
+	rm -f "$t"
+}
+
+rows=$(mktemp) || exit 1
+trap 'rm -f "$rows"' EXIT
+group A "${A[@]}" >"$rows" || exit
+[ ${#B[@]} -eq 0 ] || group B "${B[@]}" >>"$rows" || exit
+awk -F'\t' -v two=$((${#B[@]} > 0)) -v top="$TOP" -v x="$XFER" -v c="$VCPU" \
+	-v na=${#A[@]} -v nb=${#B[@]} '
+	{ v[$1, $2] = $3; f[$2] = 1 }
+	END {
+		printf "# %s: kernel instructions per write, vCPU %s; mean of A (n = %d)%s\n",
+			x, c, na, two ? sprintf(", B (n = %d), B - A", nb) : ""
+		for (s in f) if (s != "[total]") {
+			key[++m] = s
+			d[s] = two ? v["B", s] - v["A", s] : v["A", s]
+		}
+		# by |B - A| (or A), largest first
+		for (i = 2; i <= m; i++) {
+			s = key[i]; j = i - 1
+			while (j > 0 && (d[key[j]] < 0 ? -d[key[j]] : d[key[j]]) < (d[s] < 0 ? -d[s] : d[s])) {
+				key[j + 1] = key[j]; j--
+			}
+			key[j + 1] = s
+		}
+		printf two ? "%-40s %12s %12s %10s\n" : "%-40s %12s\n", "function", "A", "B", "B-A"
+		for (i = 1; i <= m; i++) {
+			s = key[i]
+			if (i > top) { oa += v["A", s]; ob += v["B", s]; continue }
+			if (two) printf "%-40s %12.2f %12.2f %+10.2f\n", s, v["A", s], v["B", s], d[s]
+			else printf "%-40s %12.2f\n", s, v["A", s]
+		}
+		if (m > top) {
+			if (two) printf "%-40s %12.2f %12.2f %+10.2f\n", "(other)", oa, ob, ob - oa
+			else printf "%-40s %12.2f\n", "(other)", oa
+		}
+		s = "[total]"
+		if (two) printf "%-40s %12.2f %12.2f %+10.2f\n", s, v["A", s], v["B", s], v["B", s] - v["A", s]
+		else printf "%-40s %12.2f\n", s, v["A", s]
+	}' "$rows"
