@@ -110,7 +110,8 @@
 # parallel throughput; its "Gbit/s" are guest time, i.e. instructions.
 # --profile (icount only): the vb-insns plugin also writes the kernel's
 # instructions per translation block at every mark (guest-run.sh
-# VB_INSNS_PROFILE=1), kept as runs/*/profile.tsv.gz:
+# VB_INSNS_PROFILE=1), kept as runs/*/profile.tsv.gz (the transfers'
+# windows' rows only):
 # scripts/insns-profile.sh names the functions of a transfer's window
 # and compares runs.  The counts are the same with and without it (one
 # counter); QEMU runs a little slower, which host->guest can feel.
@@ -202,6 +203,13 @@ command -v gnuplot >/dev/null || die "gnuplot missing (run make deps)"
 [ -x "$LAB" ] || die "$LAB missing (run make)"
 
 # ---------------------------------------------------------------- plots
+# has_data FILE: 1 when FILE has a row with a number beyond its x column
+# (a set without traced runs has nsbyte.dat rows of NaN only, and gnuplot
+# refuses to plot nothing), else 0
+has_data() {
+	[ -f "$1" ] && awk '!/^#/ { for (i = 2; i <= NF; i++) if ($i != "NaN") f = 1 } END { exit !f }' "$1" &&
+		echo 1 || echo 0
+}
 plots() { # plots DIR
 	local d=$1/plots n i cols rows layout xt np ref clk
 	[ -f "$d/tput-fixed.dat" ] || return 1
@@ -247,12 +255,14 @@ set output "$d/tput-match.$ext"
 set title "RX throughput, recv() size = write size: mean and 95% t-interval"
 plot for [i=0:2] "$d/tput-match.dat" using (\$1*(1+0.06*(i-1))):(column(2+3*i)):(column(3+3*i)):(column(4+3*i)) with yerrorlines title word(st1." ".st2." ".st3, i+1)
 
-set output "$d/nsbyte.$ext"
-set ylabel "CPU cost per byte (cpu-clock ns/byte, traced run)"
-set title "CPU cost per received byte (no PMU under TCG: cpu-clock ns)"
-plot for [i=0:2] "$d/nsbyte.dat" using (\$1*(1+0.06*(i-1))):(column(2+3*i)):(column(3+3*i)):(column(4+3*i)) with yerrorlines title word(st1." ".st2." ".st3, i+1)
+if ($(has_data "$d/nsbyte.dat")) {
+	set output "$d/nsbyte.$ext"
+	set ylabel "CPU cost per byte (cpu-clock ns/byte, traced run)"
+	set title "CPU cost per received byte (no PMU under TCG: cpu-clock ns)"
+	plot for [i=0:2] "$d/nsbyte.dat" using (\$1*(1+0.06*(i-1))):(column(2+3*i)):(column(3+3*i)):(column(4+3*i)) with yerrorlines title word(st1." ".st2." ".st3, i+1)
+}
 
-if ($([ -f "$d/nsbyte-rx.dat" ] && echo 1 || echo 0)) {
+if ($(has_data "$d/nsbyte-rx.dat")) {
 	set output "$d/nsbyte-rx.$ext"
 	set ylabel "CPU cost per byte, RX worker vCPU (cpu-clock ns/byte)"
 	set title "CPU cost per received byte on the RX worker's vCPU (cover letter: Guest CPU1)"
@@ -326,6 +336,18 @@ summarize() { # summarize DIR: statistics, report, plots, headline
 	plots "$dir" || { echo "${0##*/}: gnuplot failed: $(tail -n 3 "$dir/plots/gnuplot.log")" >&2; rc=1; }
 	cat "$dir/summary.txt"
 	return $rc
+}
+
+# profile_keep RUN_DIR: the block profile's rows of the transfers' windows
+# (marks.tsv: mark id to id + 1), gzipped as profile.tsv.gz: what ran
+# between transfers (program start-up, the shell, the tail of the run) is
+# three quarters of the rows and no transfer's
+profile_keep() {
+	local d=$1
+	awk -F'\t' 'FILENAME ~ /marks.tsv$/ { split($0, f, " "); end[f[1] + 1] = 1; next }
+		FILENAME ~ /insns.tsv$/ { if (!/^#/ && ($2 in end)) keep[$1] = 1; next }
+		/^#/ || ($1 in keep)' "$d/marks.tsv" "$d/insns.tsv" "$d/profile.tsv" |
+		gzip -9 >"$d/profile.tsv.gz" && rm -f "$d/profile.tsv"
 }
 
 # icount_samples RUN_DIR: the run's insn_* samples, made again from its
@@ -535,7 +557,7 @@ experiment=$(jq -n --argjson s "$SCALE" --argjson c "$CAPB" --argjson n "$RTT_CO
 	  receiver: "vb-recv pinned to vCPU 0 (blocking recv)",
 	  aslr: (if $aslr == "on" then "on (the kernel default, randomize_va_space = 2)" else "off: randomize_va_space = 0 for the whole of every guest boot (/init, VB_ASLR=off)" end),
 	  sched_features: (if $schedf == "" then "the kernel defaults" else "set for the whole of every guest boot (/init, VB_SCHED_FEATURES): \($schedf)" end),
-	  insns_profile: (if $prof == 1 then "kernel instructions per translation block and vCPU at every mark: runs/*/profile.tsv.gz (scripts/insns-profile.sh)" else null end),
+	  insns_profile: (if $prof == 1 then "kernel instructions per translation block and vCPU at every mark, the rows of the transfers'"'"' windows kept: runs/*/profile.tsv.gz (scripts/insns-profile.sh)" else null end),
 	  rtt_count: $n, rtt_warmup: $w, traced_run_per_payload: ($t == 1),
 	  traced_rounds: $tr,
 	  order: "round i: baseline, p1-3, patched; round i+1 reversed",
@@ -670,8 +692,7 @@ for ((r = 0; r < PAIRS; r++)); do
 		if [ "$CLOCK" = icount ] && [ -f "$OUT/$dir/marks.tsv" ]; then
 			icount_samples "$OUT/$dir" 2>>"$OUT/$dir.err" || { [ $rc -ne 0 ] || rc=1; }
 		fi
-		# the block profile is large and compresses ~10x
-		[ ! -f "$OUT/$dir/profile.tsv" ] || gzip -f "$OUT/$dir/profile.tsv" ||
+		[ ! -f "$OUT/$dir/profile.tsv" ] || profile_keep "$OUT/$dir" ||
 			{ [ $rc -ne 0 ] || rc=1; }
 		# h2g: the host's RTT samples join the guest's.
 		[ -f "$OUT/$dir/host-samples.jsonl" ] &&

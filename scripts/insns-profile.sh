@@ -13,8 +13,9 @@
 # (states[].kernel_dir, checked against the run's env.txt `uname -v`);
 # a module's function ("name [module]": vsock is built as modules)
 # through the run's own kallsyms-modules.txt (the guest's /proc/kallsyms
-# module lines, written at the start of every icount run).  Kernel text
-# past _etext that no module claims (a BPF program, say) is one row.
+# module lines, written at the start of every icount run).  A block past
+# the image's _end that no listed module holds (a BPF program, say) is
+# counted in one row of its own.
 #
 # Prints, per function, kernel instructions per write (the window's
 # instructions * payload / bytes: per packet, when every write is one
@@ -32,7 +33,7 @@ usage() {
 	echo "usage: $me [-c VCPU] [-n TOP] [-m SYSTEM_MAP] XFER RUN_DIR... [-- RUN_DIR...]" >&2
 	exit 2
 }
-die() { echo "$me: $*" >&2; exit "${2:-2}"; }
+die() { echo "$me: $1" >&2; exit "${2:-2}"; }
 VCPU=all TOP=25 MAP=
 while getopts c:n:m:h o; do
 	case $o in
@@ -110,16 +111,26 @@ profile_of() {
 	read -r sa sb kern <<<"$seqs"
 	[ -n "${sb:-}" ] || die "$d: no window for $XFER (marks $id, $((id + 1)))" 1
 	map=$(map_of "$d") || exit
-	# blocks of the window, summed per address, merged with the map's
-	# text symbols in address order (fixed-width hex sorts as text)
+	# the window's blocks, summed per address
+	win=$(mktemp) || exit 1
+	"${p[@]}" | awk -F'\t' -v sa="$sa" -v sb="$sb" -v c="$VCPU" -v me="$me" -v f="$d" '
+		/^#/ { next }
+		NF != 6 || $1 !~ /^[0-9]+$/ || $4 !~ /^[0-9a-f]+$/ || length($4) != 16 || $6 !~ /^[0-9]+$/ {
+			printf "%s: %s: profile line %d is malformed\n", me, f, NR > "/dev/stderr"; bad = 1; exit 2 }
+		$1 + 0 > sa + 0 && $1 + 0 <= sb + 0 && (c == "all" || $3 == c) { n[$4] += $6 }
+		END { if (!bad) for (a in n) printf "%s\tB\t%d\n", a, n[a] }' >"$win" ||
+		{ rm -f "$win"; exit 2; }
+	# merged with the map's text symbols in address order (fixed-width
+	# hex sorts as text)
 	{
-		"${p[@]}" | awk -F'\t' -v sa="$sa" -v sb="$sb" -v c="$VCPU" -v me="$me" -v f="$d" '
-			/^#/ { next }
-			NF != 6 || $1 !~ /^[0-9]+$/ || $4 !~ /^[0-9a-f]+$/ || length($4) != 16 || $6 !~ /^[0-9]+$/ {
-				printf "%s: %s: profile line %d is malformed\n", me, f, NR > "/dev/stderr"; exit 2 }
-			$1 + 0 > sa + 0 && $1 + 0 <= sb + 0 && (c == "all" || $3 == c) { n[$4] += $6 }
-			END { for (a in n) printf "%s\tB\t%d\n", a, n[a] }' || exit 2
-		awk '$2 ~ /^[tTwW]$/ { printf "%s\tS\t%s\n", $1, ($3 == "_etext" ? "[past _etext, no module]" : $3) }' "$map"
+		cat "$win"
+		rm -f "$win"
+		# (_etext and _end close the image's text and the image: a
+		# block past _end that no module claims is a module's the run
+		# did not list, or a BPF program's)
+		awk '$3 == "_etext" { printf "%s\tS\t[kernel text past _etext]\n", $1; next }
+		     $3 == "_end" { printf "%s\tS\t[past the kernel image: unlisted module or BPF]\n", $1; next }
+		     $2 ~ /^[tTwW]$/ { printf "%s\tS\t%s\n", $1, $3 }' "$map"
 		# the modules' functions, where this boot loaded them
 		[ ! -f "$d/kallsyms-modules.txt" ] ||
 			awk '$2 ~ /^[tT]$/ && $4 ~ /^\[.*\]$/ { printf "%s\tS\t%s %s\n", $1, $3, $4 }' "$d/kallsyms-modules.txt"
@@ -172,18 +183,18 @@ awk -F'\t' -v two=$((${#B[@]} > 0)) -v top="$TOP" -v x="$XFER" -v c="$VCPU" \
 			}
 			key[j + 1] = s
 		}
-		printf two ? "%-40s %12s %12s %10s\n" : "%-40s %12s\n", "function", "A", "B", "B-A"
+		printf two ? "%-56s %12s %12s %10s\n" : "%-56s %12s\n", "function", "A", "B", "B-A"
 		for (i = 1; i <= m; i++) {
 			s = key[i]
 			if (i > top) { oa += v["A", s]; ob += v["B", s]; continue }
-			if (two) printf "%-40s %12.2f %12.2f %+10.2f\n", s, v["A", s], v["B", s], d[s]
-			else printf "%-40s %12.2f\n", s, v["A", s]
+			if (two) printf "%-56s %12.2f %12.2f %+10.2f\n", s, v["A", s], v["B", s], d[s]
+			else printf "%-56s %12.2f\n", s, v["A", s]
 		}
 		if (m > top) {
-			if (two) printf "%-40s %12.2f %12.2f %+10.2f\n", "(other)", oa, ob, ob - oa
-			else printf "%-40s %12.2f\n", "(other)", oa
+			if (two) printf "%-56s %12.2f %12.2f %+10.2f\n", "(other)", oa, ob, ob - oa
+			else printf "%-56s %12.2f\n", "(other)", oa
 		}
 		s = "[total]"
-		if (two) printf "%-40s %12.2f %12.2f %+10.2f\n", s, v["A", s], v["B", s], v["B", s] - v["A", s]
-		else printf "%-40s %12.2f\n", s, v["A", s]
+		if (two) printf "%-56s %12.2f %12.2f %+10.2f\n", s, v["A", s], v["B", s], v["B", s] - v["A", s]
+		else printf "%-56s %12.2f\n", s, v["A", s]
 	}' "$rows"

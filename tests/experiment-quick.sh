@@ -27,7 +27,10 @@
 # --clock icount: the instruction-count mode, with its own checks: the
 # plugin's insns.tsv and marks.tsv per run, positive insn_* samples for
 # every transfer (untraced, matched, traced), the summary's insn rows,
-# clock and measured tracer overhead, the report's icount tables.
+# clock and measured tracer overhead, the report's icount tables; run
+# with --profile: each run's block profile sums exactly to its counts
+# (scripts/insns-profile.sh) and names the RX path each kernel has
+# (virtio_transport_recv_pkt unbatched, the batch loop from P1-P3 on).
 #   tests/experiment-quick.sh [--mode loopback|h2g] [--clock wall|icount]
 set -uo pipefail
 MODE=loopback CLOCK=wall
@@ -67,7 +70,9 @@ if [ -n "${VB_EXPQ_SET:-}" ]; then
 else
 	out=$tmp/set
 	start=$(date +%s)
-	"$ROOT/scripts/experiment.sh" --quick --mode "$MODE" --clock "$CLOCK" --out "$out" >"$tmp/stdout" 2>"$tmp/stderr"
+	prof=()
+	[ "$CLOCK" = icount ] && prof=(--profile)
+	"$ROOT/scripts/experiment.sh" --quick --mode "$MODE" --clock "$CLOCK" "${prof[@]}" --out "$out" >"$tmp/stdout" 2>"$tmp/stderr"
 	rc=$?
 	echo "experiment.sh --quick --mode $MODE --clock $CLOCK: exit $rc after $(($(date +%s) - start))s"
 	[ $rc -eq 0 ] && ok "experiment.sh exit 0" || { bad "experiment.sh exit $rc"; tail -n 5 "$tmp/stderr"; }
@@ -123,6 +128,16 @@ for d in $(jq -r '.runs[].dir' "$m" 2>/dev/null); do
 			done
 			check "$d: $p: idle share of guest time (icount_warp_pct) in 0..100" \
 				jq -e -s --argjson p "$p" '[.[] | select(.metric == "icount_warp_pct" and .payload == $p)] | length == 1 and all(.[]; .value >= 0 and .value <= 100)' "$r/samples.jsonl"
+			# where the kernel's instructions went: the profile and the
+			# counts are one counter, and it sees the kernel's RX path
+			check "$d: $p: block profile sums to the window's kernel count" \
+				"$ROOT/scripts/insns-profile.sh" -n 200 "fixed.$p" "$r"
+			case $d in
+			*baseline) fn='^virtio_transport_recv_pkt \[' ;;
+			*) fn='^virtio_transport_rx_batch_recv \[' ;;
+			esac
+			check "$d: $p: the profile names the kernel's RX path (${fn//\\/})" sh -c \
+				"'$ROOT/scripts/insns-profile.sh' -n 200 fixed.$p '$r' | grep -E '$fn' | awk '\$3 > 0 { ok = 1 } END { exit !ok }'"
 			check "$d: $p: kernel part <= total, vCPUs sum to the total" \
 				jq -e -s --argjson p "$p" 'map(select(.payload == $p)) | (map(select(.metric == "insn_per_byte"))[0].value) as $t |
 					(map(select(.metric == "insn_kernel_per_byte"))[0].value) <= $t and

@@ -141,6 +141,46 @@ expect "icount-tables: a wall-clock set" 1 "not an instruction-count" \
 	"$ROOT/scripts/icount-tables.sh" "$ROOT/results/2026-11-30-quiet"
 expect "vb-mark: bad id" 2 "ID: a number 1..65535" "$ROOT/build/vb-mark" 0
 
+# A block profile (vb-insns profile=): a window's blocks resolve to the
+# kernel's and the modules' functions and sum to the window's kernel
+# count; a profile that disagrees with insns.tsv is refused.
+pr=$tmp/prof/runs/r00-baseline
+mkdir -p "$pr"
+printf '# vb-insns\n1\t1\t0\t0\t1000\n1\t1\t1\t0\t2000\n2\t2\t0\t0\t1100\n2\t2\t1\t0\t2640\n3\texit\t0\t0\t1200\n3\texit\t1\t0\t2640\n' >"$pr/insns.tsv"
+printf '1 fixed.64 64 6400\n' >"$pr/marks.tsv"
+# window (1, 2]: vCPU 0 100 (f_a 60, f_b 40), vCPU 1 640 (f_b 40,
+# vsock_rx 600 at the module's second function); seq 3 is outside
+printf '# seq\tid\tvcpu\tblock\tblock_insns\tinsns\n2\t2\t0\tffffffff81000010\t6\t60\n2\t2\t0\tffffffff81000100\t4\t40\n2\t2\t1\tffffffff81000104\t4\t40\n2\t2\t1\tffffffffa0000040\t10\t600\n3\texit\t0\tffffffff81000010\t6\t100\n' >"$pr/profile.tsv"
+printf 'ffffffff81000000 T _text\nffffffff81000000 T f_a\nffffffff81000100 t f_b\nffffffff81001000 T _etext\nffffffff82000000 D some_data\n' >"$tmp/prof/System.map"
+printf 'ffffffffa0000000 t vsock_lookup\t[vsock]\nffffffffa0000040 t vsock_rx\t[vsock]\n' >"$pr/kallsyms-modules.txt"
+"$ROOT/scripts/insns-profile.sh" -m "$tmp/prof/System.map" fixed.64 "$pr" >"$tmp/prof.out" 2>"$tmp/prof.err" &&
+	[ "$(awk '$1 == "vsock_rx" { print $1, $2, $3 } $1 == "f_b" || $1 == "f_a" || $1 == "[total]" { print $1, $2 }' "$tmp/prof.out" | tr '\n' ' ')" = "vsock_rx [vsock] 6.00 f_b 0.80 f_a 0.60 [total] 7.40 " ]
+outcome $? "insns-profile: functions and modules per write, summing to the window" \
+	"insns-profile: $(cat "$tmp/prof.out" "$tmp/prof.err")"
+"$ROOT/scripts/insns-profile.sh" -m "$tmp/prof/System.map" -c 0 fixed.64 "$pr" -- "$pr" >"$tmp/prof.out" 2>"$tmp/prof.err" &&
+	grep -Eq '^\[total\] +1\.00 +1\.00 +\+0\.00$' "$tmp/prof.out" && ! grep -q vsock_rx "$tmp/prof.out"
+outcome $? "insns-profile: one vCPU, two groups" \
+	"insns-profile -c 0: $(cat "$tmp/prof.out" "$tmp/prof.err")"
+cp -r "$pr" "$tmp/prof/runs/r01-baseline"
+printf '2\t2\t1\tffffffff81000104\t4\t44\n' >>"$tmp/prof/runs/r01-baseline/profile.tsv"
+expect "insns-profile: profile and counts disagree" 1 "the profile sums to 784 instructions, insns.tsv to 740" \
+	"$ROOT/scripts/insns-profile.sh" -m "$tmp/prof/System.map" fixed.64 "$tmp/prof/runs/r01-baseline"
+expect "insns-profile: no such transfer" 1 "no transfer match.64" \
+	"$ROOT/scripts/insns-profile.sh" -m "$tmp/prof/System.map" match.64 "$pr"
+expect "insns-profile: bad vCPU" 2 "-c needs a vCPU number or 'all', not 'one'" \
+	"$ROOT/scripts/insns-profile.sh" -c one fixed.64 "$pr"
+expect "insns-profile: no profile" 2 "no profile.tsv" \
+	"$ROOT/scripts/insns-profile.sh" fixed.64 "$ROOT/results/2026-12-02-h2g-icount-64-long/runs/r00-baseline"
+expect "insns-profile: no kernel map" 2 "no set manifest.json or env.txt" \
+	"$ROOT/scripts/insns-profile.sh" fixed.64 "$pr"
+printf '2\t2\t1\tnot-hex\t4\t44\n' >>"$tmp/prof/runs/r01-baseline/profile.tsv"
+expect "insns-profile: malformed profile" 2 "profile line 8 is malformed" \
+	"$ROOT/scripts/insns-profile.sh" -m "$tmp/prof/System.map" fixed.64 "$tmp/prof/runs/r01-baseline"
+expect "experiment: --profile without icount" 2 "--profile needs --clock icount" \
+	"$ROOT/scripts/experiment.sh" --profile --out "$tmp/exp"
+expect "runner: bad VB_INSNS_PROFILE" 2 "VB_INSNS_PROFILE must be 0 or 1, not 'yes'" \
+	env VB_INSNS_PROFILE=yes "$ROOT/scripts/guest-run.sh" -k baseline -C icount "$ROOT/tests/guest/vsock_test.sh"
+
 expect "experiment: bad --aslr" 2 "--aslr must be on or off, not 'no'" \
 	"$ROOT/scripts/experiment.sh" --aslr no --out "$tmp/exp"
 expect "experiment: bad --sched-features" 2 "--sched-features: 'lag' is not a feature name" \
