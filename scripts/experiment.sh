@@ -342,12 +342,16 @@ summarize() { # summarize DIR: statistics, report, plots, headline
 # (marks.tsv: mark id to id + 1), gzipped as profile.tsv.gz: what ran
 # between transfers (program start-up, the shell, the tail of the run) is
 # three quarters of the rows and no transfer's
+# (--resummarize applies it to a run's profile.tsv.gz again: idempotent)
 profile_keep() {
-	local d=$1
+	local d=$1 src
+	src=$d/profile.tsv
+	[ -f "$src" ] || { src=$d/profile.tsv.gz.in; mv "$d/profile.tsv.gz" "$src" || return 1; }
+	{ if [ "$src" = "$d/profile.tsv" ]; then cat "$src"; else gzip -dc "$src"; fi; } |
 	awk -F'\t' 'FILENAME ~ /marks.tsv$/ { split($0, f, " "); end[f[1] + 1] = 1; next }
 		FILENAME ~ /insns.tsv$/ { if (!/^#/ && ($2 in end)) keep[$1] = 1; next }
-		/^#/ || ($1 in keep)' "$d/marks.tsv" "$d/insns.tsv" "$d/profile.tsv" |
-		gzip -9 >"$d/profile.tsv.gz" && rm -f "$d/profile.tsv"
+		/^#/ || ($1 in keep)' "$d/marks.tsv" "$d/insns.tsv" - |
+		gzip -9 >"$d/profile.tsv.gz" && rm -f "$src"
 }
 
 # icount_samples RUN_DIR: the run's insn_* samples, made again from its
@@ -372,6 +376,8 @@ if [ -n "$RESUM" ]; then
 	if [ "$(jq -r '.experiment.clock // "wall"' "$RESUM/manifest.json")" = icount ]; then
 		for d in $(jq -r '.runs[] | select(.status == 0) | .dir' "$RESUM/manifest.json"); do
 			icount_samples "$RESUM/$d" || echo "${0##*/}: $RESUM/$d: instruction samples failed" >&2
+			[ ! -f "$RESUM/$d/profile.tsv.gz" ] || profile_keep "$RESUM/$d" ||
+				echo "${0##*/}: $RESUM/$d: block profile failed" >&2
 		done
 	fi
 	summarize "$RESUM"
