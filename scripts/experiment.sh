@@ -10,7 +10,8 @@
 #                         [--clock wall|icount] [--seconds T] [--no-tcp]
 #                         [--max-other CORES] [--max-steal PCT]
 #                         [--icount-sleep on|off] [--aslr on|off]
-#                         [--sched-features LIST] [--profile]
+#                         [--sched-features LIST] [--guest-write LIST]
+#                         [--profile]
 #   scripts/experiment.sh --resummarize DIR
 #
 # Three kernel states (baseline, p1-3, patched; scripts/kernel-build.sh).
@@ -108,6 +109,11 @@
 # packets per interrupt: the exclusion rule applies).  icount runs all
 # vCPUs in one host thread, one after the other: it measures work, not
 # parallel throughput; its "Gbit/s" are guest time, i.e. instructions.
+# --guest-write "PATH=VALUE ...": kernel tunables under /sys or
+# /proc/sys for every guest boot (/init, VB_GUEST_WRITES), set before the
+# test and read back; env.txt and the manifest record them.  Default:
+# none, as a user's guest has it.  For control experiments such as
+# results/2026-12-02-h2g-icount-64-slab (the page allocator's state).
 # --profile (icount only): the vb-insns plugin also writes the kernel's
 # instructions per translation block at every mark (guest-run.sh
 # VB_INSNS_PROFILE=1), kept as runs/*/profile.tsv.gz (the transfers'
@@ -154,7 +160,7 @@ usage() { # usage [STATUS]: the header comment; 2 (to stderr) unless told
 STATES=(baseline p1-3 patched)
 QUICK=0 PAIRS= PAYLOADS= LABEL= OUT= SCALE= CAP= RTT_COUNT= TRACE=1 MODE=loopback
 TRACE_ROUNDS=
-CLOCK=wall XSECS= TCP=1 MAX_OTHER= MAX_STEAL= ISLEEP= ASLR=on SCHEDF=
+CLOCK=wall XSECS= TCP=1 MAX_OTHER= MAX_STEAL= ISLEEP= ASLR=on SCHEDF= GWRITES=
 PROFILE=0 RESUM=
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -178,6 +184,7 @@ while [ $# -gt 0 ]; do
 	--aslr) ASLR=${2-}; shift ;;
 	--sched-features) SCHEDF=${2-}; shift ;;
 	--profile) PROFILE=1 ;;
+	--guest-write) GWRITES=${2-}; shift ;;
 	--resummarize) RESUM=${2-}; shift ;;
 	-h|--help) usage 0 ;;
 	*) echo "${0##*/}: unknown argument '$1'" >&2; usage ;;
@@ -453,6 +460,10 @@ fi
 	{ echo "${0##*/}: --profile needs --clock icount" >&2; exit 2; }
 export VB_INSNS_PROFILE=$PROFILE
 case $ASLR in on|off) ;; *) echo "${0##*/}: --aslr must be on or off, not '$ASLR'" >&2; exit 2 ;; esac
+for w in $GWRITES; do
+	[[ "$w" =~ ^/(sys|proc/sys)/[A-Za-z0-9_./:-]+=[A-Za-z0-9_.:-]+$ && "$w" != *..* ]] ||
+		{ echo "${0##*/}: --guest-write: '$w' is not /sys/...=VALUE or /proc/sys/...=VALUE" >&2; exit 2; }
+done
 for f in $SCHEDF; do
 	[[ "$f" =~ ^(NO_)?[A-Z][A-Z_]*$ ]] ||
 		{ echo "${0##*/}: --sched-features: '$f' is not a feature name (NAME or NO_NAME)" >&2; exit 2; }
@@ -545,13 +556,14 @@ if [ "$TRACE" = 1 ]; then cmd+=" --trace-rounds $TRACE_ROUNDS"; else cmd+=" --no
 cmd+=" --max-other $MAX_OTHER --max-steal $MAX_STEAL"
 [ "$ASLR" = on ] || cmd+=" --aslr off"
 [ -z "$SCHEDF" ] || cmd+=" --sched-features '$SCHEDF'"
+[ -z "$GWRITES" ] || cmd+=" --guest-write '$GWRITES'"
 [ "$PROFILE" = 0 ] || cmd+=" --profile"
 cmd+=" --label $LABEL"
 experiment=$(jq -n --argjson s "$SCALE" --argjson c "$CAPB" --argjson n "$RTT_COUNT" \
 	--argjson w "$PP_WARMUP" --argjson t "$TRACE" --arg mode "$MODE" \
 	--arg clock "$CLOCK" --arg xsecs "$XSECS" --argjson tr "$TRACE_ROUNDS" \
 	--argjson tcp "$TCP" --arg mo "$MAX_OTHER" --arg ms "$MAX_STEAL" --arg isl "$ISLEEP" \
-	--arg aslr "$ASLR" --arg schedf "$SCHEDF" --argjson prof "$PROFILE" \
+	--arg aslr "$ASLR" --arg schedf "$SCHEDF" --argjson prof "$PROFILE" --arg gw "$GWRITES" \
 	'{mode: $mode, clock: $clock,
 	  icount_sleep: (if $clock == "icount" then $isl else null end),
 	  clock_note: (if $clock == "icount" and $isl == "on" then
@@ -563,6 +575,7 @@ experiment=$(jq -n --argjson s "$SCALE" --argjson c "$CAPB" --argjson n "$RTT_CO
 	  receiver: "vb-recv pinned to vCPU 0 (blocking recv)",
 	  aslr: (if $aslr == "on" then "on (the kernel default, randomize_va_space = 2)" else "off: randomize_va_space = 0 for the whole of every guest boot (/init, VB_ASLR=off)" end),
 	  sched_features: (if $schedf == "" then "the kernel defaults" else "set for the whole of every guest boot (/init, VB_SCHED_FEATURES): \($schedf)" end),
+	  guest_writes: (if $gw == "" then null else "written for the whole of every guest boot (/init, VB_GUEST_WRITES) and read back: \($gw)" end),
 	  insns_profile: (if $prof == 1 then "kernel instructions per translation block and vCPU at every mark, the rows of the transfers'"'"' windows kept: runs/*/profile.tsv.gz (scripts/insns-profile.sh)" else null end),
 	  rtt_count: $n, rtt_warmup: $w, traced_run_per_payload: ($t == 1),
 	  traced_rounds: $tr,
@@ -678,7 +691,7 @@ for ((r = 0; r < PAIRS; r++)); do
 		env=(PAYLOADS="${PL[*]}" SCALE="$SCALE" CAP="$CAPB" RTT_SIZES="${RTT[*]}"
 		     PP_COUNT="$RTT_COUNT" PP_WARMUP="$PP_WARMUP" TRACE="$traced"
 		     CLOCK="$CLOCK" XFER_SECONDS="$XSECS" TCP="$TCP" VB_ASLR="$ASLR"
-		     VB_SCHED_FEATURES="$SCHEDF")
+		     VB_SCHED_FEATURES="$SCHEDF" VB_GUEST_WRITES="$GWRITES")
 		devargs=()
 		for e in "${env[@]}"; do devargs+=(-e "$e"); done
 		# The host's view of each transfer (scripts/xfer-watch.sh; in

@@ -32,6 +32,8 @@
 #              env.txt records kernel.randomize_va_space)
 #   VB_SCHED_FEATURES  scheduler features set by /init for the boot;
 #              env.txt records those in force
+#   VB_GUEST_WRITES  "PATH=VALUE ..." written by /init for the boot (sysfs,
+#              sysctl); env.txt records each file's value
 #   CLOCK      wall (default) or icount (guest-run.sh -C icount): then
 #              vb-recv sets instruction-count marks around every transfer
 #              (accept to EOF) and marks.tsv names them; the host turns
@@ -315,6 +317,9 @@ stream_one() {
 	if [ -r /sys/kernel/debug/sched/features ]; then
 		echo "sched_features: $(cat /sys/kernel/debug/sched/features)"
 	fi
+	for w in ${VB_GUEST_WRITES:-}; do
+		echo "guest_write: ${w%%=*} = $(cat "${w%%=*}" 2>/dev/null)"
+	done
 } >"$out/env.txt"
 say "$(uname -r), state $STATE, mode $MODE, payloads: $PAYLOADS"
 
