@@ -34,12 +34,12 @@ def verdict: if .ci_low_pct == null then "no CI" elif .ci_low_pct <= 0 and .ci_h
 	elif .change_pct < 0 then "fewer" else "more" end;
 . as $root |
 (.comparisons[] as $c |
-"#### \($c.name): guest instructions per received byte (untraced, icount, n = \($root.rounds) pairs)\n",
-"| payload | \($c.rows[0].baseline_state) | \($c.rows[0].patched_state) | change [95 % CI] | half-width | MDE | verdict | vCPU 0 change | vCPU 1 change | kernel-mode change |",
-"|---|---:|---:|---|---:|---:|---|---|---|---|",
+"#### \($c.name): guest instructions per received byte (untraced, icount, \($root.rounds) rounds; n: the complete pairs a row has after the host-load rule)\n",
+"| payload | n | \($c.rows[0].baseline_state) | \($c.rows[0].patched_state) | change [95 % CI] | half-width | MDE | verdict | vCPU 0 change | vCPU 1 change | kernel-mode change |",
+"|---|---:|---:|---:|---|---:|---:|---|---|---|---|",
 ([$c.rows[] | select(.metric == "insn_per_byte")] | sort_by(.payload)[] as $r |
  ([$c.rows[] | select(.payload == $r.payload)] | map({(.metric): .}) | add) as $m |
- "| \($r.payload | pl) | \($r.baseline | v) | \($r.patched | v) | \($r | cell) | \($r | half) | \($r.mde_pct | p1 | ltrimstr("+")) | \($r | verdict) | \($m.insn_cpu0_per_byte | cell) | \($m.insn_cpu1_per_byte | cell) | \($m.insn_kernel_per_byte | cell) |"),
+ "| \($r.payload | pl) | \($r.n_pairs // "-") | \($r.baseline | v) | \($r.patched | v) | \($r | cell) | \($r | half) | \($r.mde_pct | p1 | ltrimstr("+")) | \($r | verdict) | \($m.insn_cpu0_per_byte | cell) | \($m.insn_cpu1_per_byte | cell) | \($m.insn_kernel_per_byte | cell) |"),
 "",
 (if $c.name == "baseline->patched" then
  "#### baseline->patched: matched recv() (recv() size = write size), instructions per byte\n",
