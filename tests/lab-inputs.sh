@@ -271,6 +271,20 @@ printf 'cat /sys/kernel/debug/sched/features >"$RESULTS/features"\n' >"$tmp/sche
 outcome $? "guest /init: VB_SCHED_FEATURES turns two features off, leaves the rest" "$(tail -n 1 "$tmp/err")"
 expect "guest /init: unknown VB_SCHED_FEATURES" 4 "cannot set scheduler feature 'NO_SUCH_FEATURE'" \
 	"$ROOT/scripts/guest-run.sh" -k baseline -t 60 -o "$tmp/schedf-bad" -e VB_SCHED_FEATURES=NO_SUCH_FEATURE "$tmp/schedf.sh"
+# VB_GUEST_WRITES: /init writes tunables under /sys and /proc/sys for the
+# whole boot, reads them back, and refuses any other path or a file the
+# kernel does not have
+printf 'cat /sys/kernel/slab/kmalloc-8k/min_partial /proc/sys/vm/stat_interval >"$RESULTS/gw"\n' >"$tmp/gw.sh"
+"$ROOT/scripts/guest-run.sh" -k baseline -t 60 -o "$tmp/gw" \
+	-e "VB_GUEST_WRITES=/sys/kernel/slab/kmalloc-8k/min_partial=1024 /proc/sys/vm/stat_interval=3" \
+	"$tmp/gw.sh" >/dev/null 2>"$tmp/err" && [ "$(tr '\n' ' ' <"$tmp/gw/gw" 2>/dev/null)" = "1024 3 " ]
+outcome $? "guest /init: VB_GUEST_WRITES sets a slab and a vm tunable for the boot" "$(tail -n 1 "$tmp/err")"
+expect "guest /init: VB_GUEST_WRITES outside /sys and /proc/sys" 4 "'/etc/hostname=x' is not /sys/... or /proc/sys/...=VALUE" \
+	"$ROOT/scripts/guest-run.sh" -k baseline -t 60 -o "$tmp/gw-bad" -e VB_GUEST_WRITES=/etc/hostname=x "$tmp/gw.sh"
+expect "guest /init: VB_GUEST_WRITES to a file the kernel lacks" 4 "cannot set /proc/sys/vm/no_such_knob to '1'" \
+	"$ROOT/scripts/guest-run.sh" -k baseline -t 60 -o "$tmp/gw-bad2" -e VB_GUEST_WRITES=/proc/sys/vm/no_such_knob=1 "$tmp/gw.sh"
+expect "experiment: bad --guest-write" 2 "--guest-write: '/proc/sys/../x=1' is not /sys/...=VALUE" \
+	"$ROOT/scripts/experiment.sh" --guest-write /proc/sys/../x=1 --out "$tmp/exp"
 expect "runner: bad VB_QEMU_SEED" 2 "VB_QEMU_SEED must be a number, not '-1'" \
 	env VB_QEMU_SEED=-1 "$ROOT/scripts/guest-run.sh" -k baseline "$ROOT/tests/guest/vsock_test.sh"
 expect "runner: bad VB_QEMU_SINGLESTEP" 2 "VB_QEMU_SINGLESTEP must be 0 or 1, not 'yes'" \
