@@ -176,6 +176,20 @@ expect "insns-profile: no kernel map" 2 "no set manifest.json or env.txt" \
 printf '2\t2\t1\tnot-hex\t4\t44\n' >>"$tmp/prof/runs/r01-baseline/profile.tsv"
 expect "insns-profile: malformed profile" 2 "profile line 8 is malformed" \
 	"$ROOT/scripts/insns-profile.sh" -m "$tmp/prof/System.map" fixed.64 "$tmp/prof/runs/r01-baseline"
+# profile-spread.sh on a one-run set made of the fixture above: the
+# run's kernel found through the manifest, the named functions split off
+printf '{"runs":[{"dir":"runs/r00-baseline","status":0,"state":"baseline"}],"states":[{"name":"baseline","kernel_dir":"%s","kernel_version":"6.12.117+ (root@vm) #1 SMP Tue"}]}\n' "$tmp/prof" >"$tmp/prof/manifest.json"
+echo '{"host_load":{"per_transfer":[]}}' >"$tmp/prof/summary.json"
+printf 'kernel: 6.12.117+ #1 SMP Tue\nstate: baseline\n' >"$pr/env.txt"
+"$ROOT/scripts/profile-spread.sh" "$tmp/prof" fixed.64 "vsock_rx [vsock]" f_a >"$tmp/prof.out" 2>"$tmp/prof.err" &&
+	grep -Fqx '| r00-baseline | 7.40 | 6.60 | 0.80 |' "$tmp/prof.out" &&
+	grep -Fqx '| baseline | 1 | 7.40 | 0.00 % | 0.80 | 0.00 % |' "$tmp/prof.out"
+outcome $? "profile-spread: a set's runs with and without named functions" \
+	"profile-spread: $(cat "$tmp/prof.out" "$tmp/prof.err")"
+expect "profile-spread: a function no run executed" 2 "'f_typo' ran in none of the runs' fixed.64 windows" \
+	"$ROOT/scripts/profile-spread.sh" "$tmp/prof" fixed.64 f_a f_typo
+expect "profile-spread: not a set" 2 "no manifest.json and summary.json" \
+	"$ROOT/scripts/profile-spread.sh" "$pr" fixed.64 f_a
 expect "experiment: --profile without icount" 2 "--profile needs --clock icount" \
 	"$ROOT/scripts/experiment.sh" --profile --out "$tmp/exp"
 expect "runner: bad VB_INSNS_PROFILE" 2 "VB_INSNS_PROFILE must be 0 or 1, not 'yes'" \
