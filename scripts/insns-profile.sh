@@ -2,7 +2,8 @@
 # insns-profile.sh: where the kernel's instructions of one transfer went,
 # per kernel function, from the vb-insns plugin's block profile.
 #
-#   scripts/insns-profile.sh [-c VCPU] [-n TOP] [-m SYSTEM_MAP] XFER RUN_DIR... [-- RUN_DIR...]
+#   scripts/insns-profile.sh [-c VCPU] [-n TOP] [-m SYSTEM_MAP] [-l FUNCTION]
+#                            XFER RUN_DIR... [-- RUN_DIR...]
 #
 # RUN_DIR: an icount run made with a profile (scripts/experiment.sh
 # --profile, or guest-run.sh -C icount with VB_INSNS_PROFILE=1): its
@@ -25,18 +26,24 @@
 # as "(other)" and the window's kernel total.  Every run's functions sum
 # exactly to its window's kernel instructions in insns.tsv, or the run is
 # refused (exit 1): the profile and the counts come from one counter.
+# -l FUNCTION: inside one function instead, per translation block (by its
+# start address): executions per write, the same means and difference,
+# and the block's source lines (addr2line on the vmlinux beside System.map;
+# inlined callers after the first; "-" for a module's).  Which branch a
+# state takes: the conditions and calls that run more often.
 # Exit: 0; 1 a run lacks the window or its sums disagree; 2 bad usage or
 # input.
 set -uo pipefail
 me=${0##*/}
 usage() {
-	echo "usage: $me [-c VCPU] [-n TOP] [-m SYSTEM_MAP] XFER RUN_DIR... [-- RUN_DIR...]" >&2
+	echo "usage: $me [-c VCPU] [-n TOP] [-m SYSTEM_MAP] [-l FUNCTION] XFER RUN_DIR... [-- RUN_DIR...]" >&2
 	exit 2
 }
 die() { echo "$me: $1" >&2; exit "${2:-2}"; }
-VCPU=all TOP=25 MAP=
-while getopts c:n:m:h o; do
+VCPU=all TOP=25 MAP= FUNC=
+while getopts c:n:m:l:h o; do
 	case $o in
+	l) FUNC=$OPTARG ;;
 	c) VCPU=$OPTARG ;;
 	n) TOP=$OPTARG ;;
 	m) MAP=$OPTARG ;;
@@ -51,6 +58,8 @@ shift
 [[ "$TOP" =~ ^[1-9][0-9]*$ ]] || die "-n needs a positive number, not '$TOP'"
 [[ "$XFER" =~ ^[a-z]+\.[0-9]+$ ]] || die "'$XFER' is not a transfer name (fixed.64, match.4096, ...)"
 [ -z "$MAP" ] || [ -f "$MAP" ] || die "$MAP: no such file"
+[[ -z "$FUNC" || "$FUNC" =~ ^[A-Za-z0-9_.]+( \[[A-Za-z0-9_]+\])?$ ]] ||
+	die "-l needs a function name as this script prints it, not '$FUNC'"
 A=() B=() grp=A
 for d in "$@"; do
 	if [ "$d" = -- ]; then
@@ -117,8 +126,8 @@ profile_of() {
 		/^#/ { next }
 		NF != 6 || $1 !~ /^[0-9]+$/ || $4 !~ /^[0-9a-f]+$/ || length($4) != 16 || $6 !~ /^[0-9]+$/ {
 			printf "%s: %s: profile line %d is malformed\n", me, f, NR > "/dev/stderr"; bad = 1; exit 2 }
-		$1 + 0 > sa + 0 && $1 + 0 <= sb + 0 && (c == "all" || $3 == c) { n[$4] += $6 }
-		END { if (!bad) for (a in n) printf "%s\tB\t%d\n", a, n[a] }' >"$win" ||
+		$1 + 0 > sa + 0 && $1 + 0 <= sb + 0 && (c == "all" || $3 == c) { n[$4] += $6; e[$4] += $6 / $5 }
+		END { if (!bad) for (a in n) printf "%s\tB\t%d\t%.0f\n", a, n[a], e[a] }' >"$win" ||
 		{ rm -f "$win"; exit 2; }
 	# merged with the map's text symbols in address order (fixed-width
 	# hex sorts as text)
@@ -135,14 +144,22 @@ profile_of() {
 		[ ! -f "$d/kallsyms-modules.txt" ] ||
 			awk '$2 ~ /^[tT]$/ && $4 ~ /^\[.*\]$/ { printf "%s\tS\t%s %s\n", $1, $3, $4 }' "$d/kallsyms-modules.txt"
 	} | LC_ALL=C sort -t$'\t' -k1,1 -k2,2r |
-	awk -F'\t' -v k="$kern" -v pay="$payload" -v by="$bytes" -v me="$me" -v f="$d" '
+	awk -F'\t' -v k="$kern" -v pay="$payload" -v by="$bytes" -v me="$me" -v f="$d" -v L="$FUNC" '
 		$2 == "S" { sym = $3; next }
 		{ s = (sym == "" ? "[below the kernel text]" : sym); n[s] += $3; tot += $3 }
+		L != "" && s == L { blk[$1] += $4; lt += $3 }
 		END {
 			if (tot != k) {
 				printf "%s: %s: the profile sums to %d instructions, insns.tsv to %d\n",
 					me, f, tot, k > "/dev/stderr"
 				exit 1
+			}
+			if (L != "") {
+				# executions per write of each block; the total:
+				# the function'"'"'s instructions per write
+				for (a in blk) printf "%s\t%.6f\n", a, blk[a] * pay / by
+				printf "[total]\t%.6f\n", lt * pay / by
+				exit 0
 			}
 			for (s in n) printf "%s\t%.6f\n", s, n[s] * pay / by
 			printf "[total]\t%.6f\n", tot * pay / by
@@ -165,12 +182,32 @@ rows=$(mktemp) || exit 1
 trap 'rm -f "$rows"' EXIT
 group A "${A[@]}" >"$rows" || exit
 [ ${#B[@]} -eq 0 ] || group B "${B[@]}" >>"$rows" || exit
+# -l: the blocks' source lines from the kernel's vmlinux, if it is there
+vml=
+if [ -n "$FUNC" ] && [[ "$FUNC" != *\[* ]] && command -v addr2line >/dev/null; then
+	vml=$(dirname "$(map_of "${A[0]}")")/vmlinux
+	[ -f "$vml" ] || vml=
+fi
 awk -F'\t' -v two=$((${#B[@]} > 0)) -v top="$TOP" -v x="$XFER" -v c="$VCPU" \
-	-v na=${#A[@]} -v nb=${#B[@]} '
+	-v na=${#A[@]} -v nb=${#B[@]} -v L="$FUNC" -v vml="$vml" '
+	# src ADDR: "file:line < inlined into file:line ...", paths from the
+	# kernel tree down
+	function src(a,   cmd, l, o) {
+		if (L == "" ) return ""
+		if (vml == "" || a !~ /^[0-9a-f]+$/) return "  -"
+		cmd = "addr2line -i -e \"" vml "\" 0x" a
+		while ((cmd | getline l) > 0) { sub(/.*\/linux-[^\/]*\//, "", l); sub(/ \(discriminator [0-9]+\)/, "", l); o = o (o == "" ? "" : " < ") l }
+		close(cmd)
+		return "  " o
+	}
 	{ v[$1, $2] = $3; f[$2] = 1 }
 	END {
-		printf "# %s: kernel instructions per write, vCPU %s; mean of A (n = %d)%s\n",
-			x, c, na, two ? sprintf(", B (n = %d), B - A", nb) : ""
+		if (L != "")
+			printf "# %s: %s, executions per write of each of its blocks (by start address), vCPU %s; [total]: its instructions per write; mean of A (n = %d)%s\n",
+				x, L, c, na, two ? sprintf(", B (n = %d), B - A", nb) : ""
+		else
+			printf "# %s: kernel instructions per write, vCPU %s; mean of A (n = %d)%s\n",
+				x, c, na, two ? sprintf(", B (n = %d), B - A", nb) : ""
 		for (s in f) if (s != "[total]") {
 			key[++m] = s
 			d[s] = two ? v["B", s] - v["A", s] : v["A", s]
@@ -183,12 +220,13 @@ awk -F'\t' -v two=$((${#B[@]} > 0)) -v top="$TOP" -v x="$XFER" -v c="$VCPU" \
 			}
 			key[j + 1] = s
 		}
-		printf two ? "%-56s %12s %12s %10s\n" : "%-56s %12s\n", "function", "A", "B", "B-A"
+		fmt = L == "" ? "%.2f" : "%.4f"
+		printf two ? "%-56s %12s %12s %10s\n" : "%-56s %12s\n", L == "" ? "function" : "block", "A", "B", "B-A"
 		for (i = 1; i <= m; i++) {
 			s = key[i]
 			if (i > top) { oa += v["A", s]; ob += v["B", s]; continue }
-			if (two) printf "%-56s %12.2f %12.2f %+10.2f\n", s, v["A", s], v["B", s], d[s]
-			else printf "%-56s %12.2f\n", s, v["A", s]
+			if (two) printf "%-56s %12s %12s %10s%s\n", s, sprintf(fmt, v["A", s]), sprintf(fmt, v["B", s]), sprintf("%+" substr(fmt, 2), d[s]), src(s)
+			else printf "%-56s %12s%s\n", s, sprintf(fmt, v["A", s]), src(s)
 		}
 		if (m > top) {
 			if (two) printf "%-56s %12.2f %12.2f %+10.2f\n", "(other)", oa, ob, ob - oa

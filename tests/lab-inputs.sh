@@ -161,6 +161,13 @@ outcome $? "insns-profile: functions and modules per write, summing to the windo
 	grep -Eq '^\[total\] +1\.00 +1\.00 +\+0\.00$' "$tmp/prof.out" && ! grep -q vsock_rx "$tmp/prof.out"
 outcome $? "insns-profile: one vCPU, two groups" \
 	"insns-profile -c 0: $(cat "$tmp/prof.out" "$tmp/prof.err")"
+"$ROOT/scripts/insns-profile.sh" -m "$tmp/prof/System.map" -l f_b fixed.64 "$pr" >"$tmp/prof.out" 2>"$tmp/prof.err" &&
+	grep -Eq '^ffffffff81000100 +0\.1000  -$' "$tmp/prof.out" && grep -Eq '^ffffffff81000104 +0\.1000  -$' "$tmp/prof.out" &&
+	grep -Eq '^\[total\] +0\.80' "$tmp/prof.out" && ! grep -q ffffffff81000010 "$tmp/prof.out"
+outcome $? "insns-profile -l: one function's blocks, executions per write" \
+	"insns-profile -l f_b: $(cat "$tmp/prof.out" "$tmp/prof.err")"
+expect "insns-profile: bad -l" 2 "-l needs a function name" \
+	"$ROOT/scripts/insns-profile.sh" -l 'f_b; rm' fixed.64 "$pr"
 cp -r "$pr" "$tmp/prof/runs/r01-baseline"
 printf '2\t2\t1\tffffffff81000104\t4\t44\n' >>"$tmp/prof/runs/r01-baseline/profile.tsv"
 expect "insns-profile: profile and counts disagree" 1 "the profile sums to 784 instructions, insns.tsv to 740" \
