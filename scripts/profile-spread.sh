@@ -69,13 +69,14 @@ sort -k2,2 "$rows" | awk -F'\t' '{ sub(/^runs\//, "", $2); printf "| %s | %s | %
 echo
 echo "| state | n | mean, all | CV, all | mean, the rest | CV, the rest |"
 echo "|---|---:|---:|---:|---:|---:|"
-awk -F'\t' '
-	!($1 in n) { name[++k] = $1 }
+awk -F'\t' -v order="$(jq -r '.states[].name' "$m" | tr '\n' ' ')" '
+	BEGIN { k = split(order, name, " ") }
 	{ n[$1]++; a[$1] += $3; aa[$1] += $3 * $3; r[$1] += $5; rr[$1] += $5 * $5 }
 	function cv(s, ss, n,   m) { m = s / n; return n > 1 && m ? 100 * sqrt((ss - n * m * m) / (n - 1)) / m : 0 }
 	END {
 		for (i = 1; i <= k; i++) {
 			st = name[i]
+			if (!(st in n)) continue
 			printf "| %s | %d | %.2f | %.2f %% | %.2f | %.2f %% |\n", st, n[st], a[st] / n[st],
 				cv(a[st], aa[st], n[st]), r[st] / n[st], cv(r[st], rr[st], n[st])
 		}
