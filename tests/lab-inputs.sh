@@ -316,7 +316,7 @@ expect "icount-spread: --resummarize without its table" 2 "not an icount-spread 
 	"$ROOT/scripts/icount-spread.sh" --resummarize "$tmp/notaset"
 # and the good case: a committed icount set's tables, the paired spread included
 "$ROOT/scripts/icount-tables.sh" "$ROOT/results/2026-12-01-h2g-icount-sleep-8p" >"$tmp/ict.md" 2>"$tmp/err" &&
-   grep -q '^| 1 KiB | 3.349 | 3.21 | -4.1 % \[-4.3 %, -4 %\] | 0.2 % |' "$tmp/ict.md" &&
+   grep -q '^| 1 KiB | 8 | 3.349 | 3.21 | -4.1 % \[-4.3 %, -4 %\] | 0.2 % |' "$tmp/ict.md" &&
    grep -q '^| 1 KiB | 0.24 % (8) / 0.98 | 0.2 % (8) / 0.99 | 0.19 % (8) / 0.99 |$' "$tmp/ict.md" &&
    grep -q '^| 1 KiB | 0.99 (8) / 0.64-1.01 | 1 (8) / 0.64-1.01 | 0.99 (8) / 0.65-0.99 |$' "$tmp/ict.md"
 outcome $? "icount-tables: h2g-icount-sleep-8p, change, paired-spread and host-correlation rows" \
