@@ -7,8 +7,11 @@
 #
 # Takes the first mark A, then the first mark B after it (B may be "exit":
 # QEMU's end).  Prints one JSON object:
-#   {"from":A,"to":B,"vcpus":[{"vcpu":0,"user":U,"kernel":K},...],
+#   {"from":A,"to":B,"from_seq":S,"to_seq":S2,
+#    "vcpus":[{"vcpu":0,"user":U,"kernel":K},...],
 #    "user":U,"kernel":K,"total":T}
+# (from_seq/to_seq: the two marks' row numbers, which the block profile's
+# rows of the window share: scripts/insns-profile.sh)
 # Exit: 0; 1 when a mark is missing; 2 bad usage or a malformed file.
 set -uo pipefail
 me=${0##*/}
@@ -36,7 +39,7 @@ END {
 			(sa == "" ? "" : " after mark " A) > "/dev/stderr"
 		exit 1
 	}
-	printf "{\"from\":\"%s\",\"to\":\"%s\",\"vcpus\":[", A, B
+	printf "{\"from\":\"%s\",\"to\":\"%s\",\"from_seq\":%s,\"to_seq\":%s,\"vcpus\":[", A, B, sa, sb
 	for (i = 0; i < n; i++) {
 		if (!(i in u1)) { printf "\n%s: vCPU %d missing at mark %s\n", me, i, B > "/dev/stderr"; exit 2 }
 		du = u1[i] - u0[i]; dk = k1[i] - k0[i]

@@ -109,25 +109,22 @@ profile_of() {
 	read -r id _ payload bytes <<<"$line"
 	[[ "$id" =~ ^[1-9][0-9]*$ && "$payload" =~ ^[1-9][0-9]*$ && "$bytes" =~ ^[1-9][0-9]*$ ]] ||
 		die "$d/marks.tsv: bad line '$line'"
-	# the window: insns.tsv rows of marks id and id + 1
-	seqs=$(awk -F'\t' -v a="$id" -v b=$((id + 1)) -v c="$VCPU" '
-		/^#/ { next }
-		sa == "" && $2 == a { sa = $1 }
-		sa != "" && sb == "" && $1 != sa && $2 == b { sb = $1 }
-		$1 == sa && (c == "all" || $3 == c) { k0 += $5 }
-		$1 == sb && (c == "all" || $3 == c) { k1 += $5 }
-		END { if (sa != "" && sb != "") printf "%s %s %d", sa, sb, k1 - k0 }' "$d/insns.tsv")
+	# the window: marks id and id + 1 (their rows' seq numbers and the
+	# kernel instructions between them on the vCPU(s) asked for)
+	seqs=$("$(dirname "$0")/insns-delta.sh" "$d/insns.tsv" "$id" $((id + 1)) |
+		jq -r --arg c "$VCPU" '"\(.from_seq) \(.to_seq) \(if $c == "all" then .kernel
+			else (.vcpus[] | select(.vcpu == ($c | tonumber)) | .kernel) end)"')
 	read -r sa sb kern <<<"$seqs"
-	[ -n "${sb:-}" ] || die "$d: no window for $XFER (marks $id, $((id + 1)))" 1
+	[ -n "${kern:-}" ] || die "$d: no window for $XFER (marks $id, $((id + 1))) on vCPU $VCPU" 1
 	map=$(map_of "$d") || exit
 	# the window's blocks, summed per address
 	win=$(mktemp) || exit 1
 	"${p[@]}" | awk -F'\t' -v sa="$sa" -v sb="$sb" -v c="$VCPU" -v me="$me" -v f="$d" '
 		/^#/ { next }
-		NF != 6 || $1 !~ /^[0-9]+$/ || $4 !~ /^[0-9a-f]+$/ || length($4) != 16 || $6 !~ /^[0-9]+$/ {
+		NF != 6 || $1 !~ /^[0-9]+$/ || $4 !~ /^[0-9a-f]+$/ || length($4) != 16 || $5 !~ /^[1-9][0-9]*$/ || $6 !~ /^[0-9]+$/ {
 			printf "%s: %s: profile line %d is malformed\n", me, f, NR > "/dev/stderr"; bad = 1; exit 2 }
 		$1 + 0 > sa + 0 && $1 + 0 <= sb + 0 && (c == "all" || $3 == c) { n[$4] += $6; e[$4] += $6 / $5 }
-		END { if (!bad) for (a in n) printf "%s\tB\t%d\t%.0f\n", a, n[a], e[a] }' >"$win" ||
+		END { if (!bad) for (a in n) printf "%s\tB\t%.0f\t%.0f\n", a, n[a], e[a] }' >"$win" ||
 		{ rm -f "$win"; exit 2; }
 	# merged with the map's text symbols in address order (fixed-width
 	# hex sorts as text)
