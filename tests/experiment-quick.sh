@@ -131,13 +131,14 @@ for d in $(jq -r '.runs[].dir' "$m" 2>/dev/null); do
 			# where the kernel's instructions went: the profile and the
 			# counts are one counter, and it sees the kernel's RX path
 			check "$d: $p: block profile sums to the window's kernel count" \
-				"$ROOT/scripts/insns-profile.sh" -n 200 "fixed.$p" "$r"
+				sh -c "'$ROOT/scripts/insns-profile.sh' -n 200 fixed.$p '$r' >'$tmp/prof.$p'"
 			case $d in
-			*baseline) fn='^virtio_transport_recv_pkt \[' ;;
-			*) fn='^virtio_transport_rx_batch_recv \[' ;;
+			*baseline) fn=virtio_transport_recv_pkt ;;
+			*) fn=virtio_transport_rx_batch_recv ;;
 			esac
-			check "$d: $p: the profile names the kernel's RX path (${fn//\\/})" sh -c \
-				"'$ROOT/scripts/insns-profile.sh' -n 200 fixed.$p '$r' | grep -E '$fn' | awk '\$3 > 0 { ok = 1 } END { exit !ok }'"
+			# rows "name [module] value": the module's function, run
+			check "$d: $p: the profile names the kernel's RX path ($fn)" \
+				awk -v fn="$fn" '$1 == fn && $2 ~ /^\[/ && $3 > 0 { ok = 1 } END { exit !ok }' "$tmp/prof.$p"
 			check "$d: $p: kernel part <= total, vCPUs sum to the total" \
 				jq -e -s --argjson p "$p" 'map(select(.payload == $p)) | (map(select(.metric == "insn_per_byte"))[0].value) as $t |
 					(map(select(.metric == "insn_kernel_per_byte"))[0].value) <= $t and
