@@ -2,10 +2,11 @@
 # debian-kernel.sh VARIANT: a Debian kernel image as a lab kernel.
 #
 # VARIANT names a line of scripts/config/debian-kernels (package, exact
-# version, SHA256 of the .deb).  The package is fetched with
-# `apt-get download` (apt checks it against the signed archive index),
-# its SHA256 is checked against the pin, and it is kept in
-# $VSOCKBATCH_CACHE/debs/<sha256>.deb.  Unpacked, it becomes a cache entry
+# version, SHA256 of the .deb, and its series for when the archive no
+# longer serves the pin).  The package is fetched with `apt-get download`
+# (apt checks it against the signed archive index), its SHA256 is
+# checked against the pin's (or the index's, for a fallback), and it is
+# kept in $VSOCKBATCH_CACHE/debs/<sha256>.deb (scripts/debian-pins.sh).  Unpacked, it becomes a cache entry
 # $VSOCKBATCH_CACHE/kernels/<variant>-<hash> laid out like the lab's own
 # (bzImage, config, System.map, modroot/, release, info, MANIFEST) with
 # only the modules a lab guest loads (VB_DEBIAN_MODULES in lib.sh and
@@ -25,7 +26,6 @@ variant_spec "$VARIANT" || exit 2
 
 HASH=$(variant_hash)
 OUT=$VB_CACHE/kernels/$VARIANT-$HASH
-DEB=$VB_CACHE/debs/$VB_DEB_SHA256.deb
 
 if d=$(kernel_dir "$VARIANT"); then
 	log "$VARIANT: cached kernel $d"
@@ -45,39 +45,13 @@ if [ -e "$OUT" ]; then
 	rm -rf "$OUT"
 fi
 
-deb_ok() {
-	[ -f "$DEB" ] && [ "$(sha256sum <"$DEB" | cut -d' ' -f1)" = "$VB_DEB_SHA256" ]
-}
-
-fetch() {
-	local tmp=$VB_CACHE/debs/.tmp-$$ f got
-
-	rm -rf "$tmp" && mkdir -p "$tmp"
-	log "$VARIANT: apt-get download $VB_DEB_PKG=$VB_DEB_VERSION"
-	if ! (cd "$tmp" && apt-get download -q "$VB_DEB_PKG=$VB_DEB_VERSION") \
-	    >"$tmp/apt.log" 2>&1; then
-		sed 's/^/  | /' "$tmp/apt.log" >&2
-		rm -rf "$tmp"
-		die "cannot download $VB_DEB_PKG=$VB_DEB_VERSION (run apt-get update; the archive drops superseded builds: 'apt-cache policy $VB_DEB_PKG' shows what it has, and README.md, Kernels, says how to pin another version)"
-	fi
-	f=$(find "$tmp" -maxdepth 1 -name '*.deb' | head -n 1)
-	[ -n "$f" ] || die "apt-get download left no .deb in $tmp"
-	got=$(sha256sum <"$f" | cut -d' ' -f1)
-	if [ "$got" != "$VB_DEB_SHA256" ]; then
-		rm -rf "$tmp"
-		die "$VB_DEB_PKG=$VB_DEB_VERSION: SHA256 $got, pinned $VB_DEB_SHA256 ($VB_DEBIAN_PINS)"
-	fi
-	mv "$f" "$DEB"
-	rm -rf "$tmp"
-}
-
 # The module file of NAME under DIR (names may spell '-' or '_').
 module_file() {
 	find "$1" -type f \( -name "$2.ko*" -o -name "${2//_/-}.ko*" \) | head -n 1
 }
 
-deb_ok || fetch
-deb_ok || die "$DEB does not verify against $VB_DEB_SHA256"
+DEB=$(deb_fetch "$VARIANT" "$VB_DEB_SUITE" "$VB_DEB_PKG" "$VB_DEB_VERSION" \
+	"$VB_DEB_SHA256") || exit 1
 
 stage=$VB_CACHE/kernels/.tmp-$VARIANT-$HASH-$$
 trap 'rm -rf "$stage"' EXIT

@@ -8,7 +8,7 @@ PKGS="
 build-essential make git clang llvm lld libbpf-dev bpftool
 libelf-dev zlib1g-dev libzstd-dev libjansson-dev libncurses-dev
 libcmocka-dev pkg-config libclang-rt-14-dev libglib2.0-dev
-linux-source-6.12 flex bison bc libssl-dev dwarves cpio xz-utils kmod
+flex bison bc libssl-dev dwarves cpio xz-utils kmod
 rsync ccache
 qemu-system-x86 busybox-static
 gnuplot-nox tmux jq file

@@ -32,9 +32,6 @@ variant_spec "$VARIANT" || exit 2
 # Debian's kernels are downloaded, not built.
 [ "$VB_KIND" = debian ] && exec "$VB_ROOT/scripts/debian-kernel.sh" "$VARIANT"
 
-[ -r "$VB_SRC_TARBALL" ] ||
-	die "kernel source $VB_SRC_TARBALL not found (apt-get install linux-source-6.12, or run 'make deps')"
-
 HASH=$(variant_hash)
 OUT=$VB_CACHE/kernels/$VARIANT-$HASH
 if d=$(kernel_dir "$VARIANT"); then
@@ -58,19 +55,32 @@ if d=$(kernel_dir "$VARIANT"); then
 	exit 0
 fi
 
-SRC=$VB_CACHE/src/linux-$VB_BASE_VERSION
+# One source tree per exact Debian version of the base.
+SRC=$VB_CACHE/src/$VB_BASE_PKG-$VB_BASE_DEB
 OBJ=$VB_CACHE/obj/$VARIANT
 
+# The source comes out of the pinned .deb (apt-get download into the
+# cache, SHA256 checked), never from /usr/src: the system's packages are
+# not touched and a point release of linux-source-X.Y cannot swap the tree.
 prepare_source() {
+	local deb tarball
+
 	if [ -f "$SRC/.vb-src-complete" ]; then
 		return
 	fi
-	log "extracting $VB_SRC_TARBALL"
+	deb=$(deb_fetch "kernel source $VB_SERIES" "$VB_BASE_SUITE" \
+		"$VB_BASE_PKG" "$VB_BASE_DEB" "$VB_BASE_SHA256") || exit 1
+	tarball=./usr/src/$VB_BASE_PKG.tar.xz
+	log "extracting $tarball from $VB_BASE_PKG $VB_BASE_DEB"
 	rm -rf "$SRC" "$SRC.tmp"
 	mkdir -p "$SRC.tmp"
-	tar -xJf "$VB_SRC_TARBALL" -C "$SRC.tmp" --strip-components=1
+	if ! dpkg-deb --fsys-tarfile "$deb" | tar -xOf - "$tarball" |
+	    tar -xJf - -C "$SRC.tmp" --strip-components=1; then
+		rm -rf "$SRC.tmp"
+		die "$deb: no $tarball in it, or it does not unpack"
+	fi
 	grep -q "^SUBLEVEL = ${VB_BASE_VERSION##*.}\$" "$SRC.tmp/Makefile" ||
-		die "$VB_SRC_TARBALL is not Linux $VB_BASE_VERSION"
+		die "$VB_BASE_PKG $VB_BASE_DEB is not Linux $VB_BASE_VERSION"
 	(
 		cd "$SRC.tmp"
 		git init -q
@@ -79,7 +89,7 @@ prepare_source() {
 		# Debian's top-level .gitignore ignores everything: force.
 		git add -A -f
 		git -c user.name=vsockbatch -c user.email=vsockbatch@localhost \
-			commit -q -m "Linux $VB_BASE_VERSION (Debian linux-source-6.12)"
+			commit -q -m "Linux $VB_BASE_VERSION (Debian $VB_BASE_PKG $VB_BASE_DEB)"
 		git tag base
 	)
 	touch "$SRC.tmp/.vb-src-complete"
@@ -96,23 +106,35 @@ apply_patches() {
 		if ! git -C "$SRC" -c user.name=vsockbatch \
 		    -c user.email=vsockbatch@localhost am -q "$p" >&2; then
 			git -C "$SRC" am --abort >/dev/null 2>&1 || true
-			die "patch ${p##*/} does not apply to $VB_BASE_VERSION"
+			die "patch ${p##*/} does not apply to $VB_BASE_PKG $VB_BASE_DEB"
 		fi
 		n=$((n + 1))
 	done < <(variant_patches)
 	log "$VARIANT: $n patch(es) applied"
 }
 
-# A fresh object directory starts as a copy of a sibling with the same
-# config fragments, so only what the patches touch is compiled.
-seed_objdir() {
-	local s
+# What an object directory was configured from: the exact base and the
+# config fragments.  Objects of another base are never reused.
+objdir_key() {
+	echo "$VB_BASE_PKG $VB_BASE_DEB $VB_FRAGMENTS"
+}
 
+# A fresh object directory starts as a copy of a sibling of the same base
+# and config fragments, so only what the patches touch is compiled.
+seed_objdir() {
+	local s sfx=
+
+	if [ -d "$OBJ" ] && [ "$(cat "$OBJ/.vb-fragments" 2>/dev/null)" != "$(objdir_key)" ]; then
+		log "$VARIANT: objects of another base or configuration; starting afresh"
+		rm -rf "$OBJ"
+	fi
 	[ -d "$OBJ" ] && return
+	[[ "$VARIANT" =~ -[0-9]+\.[0-9]+$ ]] && sfx=${BASH_REMATCH[0]}
 	for s in baseline patched p1-3 debug baseline-debug; do
+		s+=$sfx
 		[ "$s" != "$VARIANT" ] || continue
 		[ -f "$VB_CACHE/obj/$s/.vb-fragments" ] || continue
-		[ "$(cat "$VB_CACHE/obj/$s/.vb-fragments")" = "$VB_FRAGMENTS" ] ||
+		[ "$(cat "$VB_CACHE/obj/$s/.vb-fragments")" = "$(objdir_key)" ] ||
 			continue
 		log "$VARIANT: seeding objects from $s"
 		cp -a "$VB_CACHE/obj/$s" "$OBJ.tmp"
@@ -134,7 +156,7 @@ configure() {
 		$VB_FRAGMENTS >/dev/null
 	kmake -s olddefconfig >/dev/null
 	"$VB_ROOT/scripts/kernel-config-check.sh" "$OBJ/.config" $VB_FRAGMENTS
-	echo "$VB_FRAGMENTS" >"$OBJ/.vb-fragments"
+	objdir_key >"$OBJ/.vb-fragments"
 }
 
 build_vsock_tests() {
@@ -170,7 +192,8 @@ package() {
 	{
 		echo "variant $VARIANT"
 		echo "hash $HASH"
-		echo "base $VB_BASE_VERSION"
+		echo "base $VB_BASE_PKG $VB_BASE_DEB"
+		echo "base_sha256 $VB_BASE_SHA256"
 		echo "head $(git -C "$SRC" rev-parse HEAD)"
 		git -C "$SRC" log --format='patch %s' base..HEAD
 	} >"$tmp/info"

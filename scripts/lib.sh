@@ -3,14 +3,18 @@
 # Sourced, never run.
 
 VB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-VB_BASE_VERSION=6.12.117
-VB_SRC_TARBALL=${VB_SRC_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 VB_CACHE=${VSOCKBATCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/vsockbatch}
-VB_PATCH_DIR=${VSOCKBATCH_PATCH_DIR:-$VB_ROOT/kernel-patches/v$VB_BASE_VERSION}
 VB_CONFIG_DIR=$VB_ROOT/scripts/config
+# The kernel source of each series: Debian's linux-source-X.Y, pinned by
+# version and SHA256 (scripts/config/kernel-sources; debian-pins.sh says
+# what happens when the archive no longer serves the pin).
+VB_SOURCE_PINS=${VSOCKBATCH_SOURCE_PINS:-$VB_CONFIG_DIR/kernel-sources}
+# The series the lab variants without a -X.Y suffix are built from.
+VB_DEFAULT_SERIES=6.12
 # Bump when the way a kernel is built or packaged changes, so cached
 # kernels built the old way are not reused.
-VB_RECIPE=3
+VB_RECIPE=4
+. "$VB_ROOT/scripts/debian-pins.sh"
 
 die() {
 	echo "${0##*/}: $*" >&2
@@ -41,7 +45,7 @@ series_patches() {
 # Fixes for net that every variant carries ahead of the series, baseline
 # included (`fixes` in the patch directory, one file name a line): bugs of
 # the base kernel that the tests hit on baseline and patched alike, so the
-# comparison is between 6.12.117 + fixes with and without the series.
+# comparison is between the base + fixes with and without the series.
 fix_patches() {
 	local f
 
@@ -52,25 +56,69 @@ fix_patches() {
 	done <"$VB_PATCH_DIR/fixes"
 }
 
+# base_spec SERIES: the kernel source of SERIES (a line of
+# $VB_SOURCE_PINS) resolved against the archive: VB_SERIES, VB_BASE_SUITE,
+# VB_BASE_PKG, VB_BASE_DEB (the exact Debian version, e.g.
+# 6.12.118-1~deb12u1), VB_BASE_SHA256, VB_BASE_VERSION (upstream, e.g.
+# 6.12.118) and VB_PATCH_DIR (kernel-patches/vSERIES).  Resolved once per
+# process tree (exported), so the fallback line is said once.
+base_spec() {
+	local series=$1 var line pkg ver sha suite
+
+	var=VB_BASE_RESOLVED_${series//./_}
+	VB_SERIES=$series
+	VB_PATCH_DIR=${VSOCKBATCH_PATCH_DIR:-$VB_ROOT/kernel-patches/v$series}
+	if [ -z "${!var:-}" ]; then
+		line=$(awk -v s="$series" '!/^#/ && $1 == s { print $2, $3, $4, $5; exit }' \
+			"$VB_SOURCE_PINS" 2>/dev/null)
+		if [ -z "$line" ]; then
+			echo "no kernel source pinned for series '$series' in $VB_SOURCE_PINS" >&2
+			return 2
+		fi
+		read -r suite pkg ver sha <<<"$line"
+		if ! [[ "$sha" =~ ^[0-9a-f]{64}$ ]]; then
+			echo "$VB_SOURCE_PINS: series $series has no valid SHA256 (got '$sha')" >&2
+			return 2
+		fi
+		deb_resolve "kernel source $series" "$suite" "$pkg" "$series." \
+			"$pkg" "$ver" "$sha" || return 1
+		[ -z "$DEB_NOTE" ] || echo "$DEB_NOTE" >&2
+		printf -v "$var" '%s %s %s %s' "$suite" "$DEB_PKG" "$DEB_VERSION" "$DEB_SHA256"
+		export "${var?}"
+	fi
+	read -r VB_BASE_SUITE VB_BASE_PKG VB_BASE_DEB VB_BASE_SHA256 <<<"${!var}"
+	VB_BASE_VERSION=${VB_BASE_DEB%%-*}
+	VB_BASE_VERSION=${VB_BASE_VERSION%%+*}
+}
+
 # variant_spec NAME: sets VB_FRAGMENTS (config fragments) and VB_NPATCHES
-# (how many patches of the series, "all" or a number) for a kernel variant.
-# Every variant first applies fix_patches.
-#   baseline  6.12.117 + fixes, without the series
+# (how many patches of the series, "all" or a number) for a kernel variant,
+# and its base (base_spec).  Every variant first applies fix_patches.
+# A lab variant may end in -X.Y, the series it is built from (default
+# $VB_DEFAULT_SERIES): patched-7.2 is 7.2 + kernel-patches/v7.2.
+#   baseline  the base + fixes, without the series
 #   p1-3      + patches 1-3 (batching without the callback changes)
 #   patched   + the whole series
 #   debug     + the whole series with lockdep, atomic-sleep, debugobjects, KASAN,
 #             and vsock built in (the modular case is baseline/patched's)
-#   baseline-debug  6.12.117 + fixes with the debug checks
+#   baseline-debug  the base + fixes with the debug checks
 #   debian-*  Debian's packaged kernels (scripts/config/debian-kernels),
 #             VB_KIND=debian: downloaded by scripts/debian-kernel.sh
 variant_spec() {
+	local name=$1 series=$VB_DEFAULT_SERIES
+
 	VB_FRAGMENTS="$VB_CONFIG_DIR/guest.config"
 	VB_KIND=lab
-	case "$1" in
-	debian-*)	debian_spec "$1" ;;
+	case "$name" in
+	debian-*)	debian_spec "$name"; return ;;
+	esac
+	if [[ "$name" =~ ^(.*)-([0-9]+\.[0-9]+)$ ]]; then
+		name=${BASH_REMATCH[1]} series=${BASH_REMATCH[2]}
+	fi
+	case "$name" in
 	baseline|p1-3|patched)
 			VB_FRAGMENTS="$VB_FRAGMENTS $VB_CONFIG_DIR/virtio-net.config"
-			case $1 in
+			case $name in
 			baseline)	VB_NPATCHES=0 ;;
 			p1-3)		VB_NPATCHES=3 ;;
 			patched)	VB_NPATCHES=all ;;
@@ -81,9 +129,10 @@ variant_spec() {
 	baseline-debug)	VB_NPATCHES=0
 			VB_FRAGMENTS="$VB_FRAGMENTS $VB_CONFIG_DIR/debug.config" ;;
 	*)
-		echo "unknown kernel variant '$1' (known: baseline p1-3 patched debug baseline-debug $(debian_variants))" >&2
+		echo "unknown kernel variant '$1' (known: baseline p1-3 patched debug baseline-debug, each with an optional -X.Y series suffix, $(debian_variants))" >&2
 		return 2 ;;
 	esac
+	base_spec "$series"
 }
 
 # Debian's packaged kernels (scripts/config/debian-kernels): not built
@@ -104,21 +153,38 @@ debian_variants() {
 	awk '!/^#/ && NF >= 4 { printf "%s%s", sep, $1; sep = " " }' "$VB_DEBIAN_PINS"
 }
 
-# debian_spec NAME: VB_DEB_PKG, VB_DEB_VERSION, VB_DEB_SHA256 from the pins.
+# debian_spec NAME: VB_DEB_PKG, VB_DEB_VERSION, VB_DEB_SHA256 (and
+# VB_DEB_SUITE) of a Debian kernel variant: its pin (package, version,
+# SHA256) while served, else the newest image of its series (columns 5-7:
+# suite, package glob, version prefix), said in one line.
 debian_spec() {
-	local line
+	local line var suite glob prefix
 
-	line=$(awk -v n="$1" '!/^#/ && $1 == n { print $2, $3, $4; exit }' \
+	line=$(awk -v n="$1" '!/^#/ && $1 == n { print $2, $3, $4, $5, $6, $7; exit }' \
 		"$VB_DEBIAN_PINS" 2>/dev/null)
 	if [ -z "$line" ]; then
 		echo "unknown kernel variant '$1' (no line for it in $VB_DEBIAN_PINS; known: $(debian_variants))" >&2
 		return 2
 	fi
-	read -r VB_DEB_PKG VB_DEB_VERSION VB_DEB_SHA256 <<<"$line"
+	read -r VB_DEB_PKG VB_DEB_VERSION VB_DEB_SHA256 suite glob prefix <<<"$line"
 	if ! [[ "$VB_DEB_SHA256" =~ ^[0-9a-f]{64}$ ]]; then
 		echo "$VB_DEBIAN_PINS: '$1' has no valid SHA256 (got '$VB_DEB_SHA256')" >&2
 		return 2
 	fi
+	if [ -z "$prefix" ]; then
+		echo "$VB_DEBIAN_PINS: '$1' names no suite, package glob and version prefix (columns 5-7)" >&2
+		return 2
+	fi
+	var=VB_DEB_RESOLVED_${1//[.-]/_}
+	if [ -z "${!var:-}" ]; then
+		deb_resolve "$1" "$suite" "$glob" "$prefix" "$VB_DEB_PKG" \
+			"$VB_DEB_VERSION" "$VB_DEB_SHA256" || return 1
+		[ -z "$DEB_NOTE" ] || echo "$DEB_NOTE" >&2
+		printf -v "$var" '%s %s %s' "$DEB_PKG" "$DEB_VERSION" "$DEB_SHA256"
+		export "${var?}"
+	fi
+	read -r VB_DEB_PKG VB_DEB_VERSION VB_DEB_SHA256 <<<"${!var}"
+	VB_DEB_SUITE=$suite
 	VB_KIND=debian
 	VB_FRAGMENTS=
 	VB_NPATCHES=0
@@ -152,7 +218,7 @@ variant_hash() {
 		return
 	fi
 	{
-		echo "base $VB_BASE_VERSION recipe $VB_RECIPE"
+		echo "base $VB_BASE_PKG $VB_BASE_DEB $VB_BASE_SHA256 recipe $VB_RECIPE"
 		for f in $VB_FRAGMENTS; do
 			echo "fragment ${f##*/}"
 			cat "$f"

@@ -25,8 +25,8 @@ tests_for() {
 	case "$1" in
 	baseline|patched)
 		echo "vsock_test.sh stress.sh tracer.sh tracer-kprobe.sh" \
-			"bench-smoke.sh sockmap.sh sockmap-order.sh vsockmon.sh" \
-			"rx-ends.sh" ;;
+			"sigint-loop.sh bench-smoke.sh sockmap.sh" \
+			"sockmap-order.sh vsockmon.sh rx-ends.sh" ;;
 	p1-3)	# batches without the rx_batch event: tracer-kprobe.sh
 		# asserts runs it cannot see there
 		echo "vsock_test.sh stress.sh tracer.sh bench-smoke.sh" \
@@ -38,7 +38,8 @@ tests_for() {
 	debian-*)
 		# booted without vsock (guest_env): the refusals first, which
 		# then load the modules for the tracer's own tests
-		echo "tracer-refusals.sh tracer.sh tracer-kprobe.sh" ;;
+		echo "tracer-refusals.sh tracer.sh tracer-kprobe.sh" \
+			"sigint-loop.sh" ;;
 	esac
 }
 

@@ -320,7 +320,7 @@ static int check_output(const char *path)
 
 /* What is being traced, before the run starts (stderr, 80 columns). */
 static void say_attached(const struct vb_results *r, const struct ticker *t,
-			 double duration, bool command)
+			 uint64_t attach_ns, double duration, bool command)
 {
 	char line[512];
 	size_t i, col;
@@ -328,8 +328,9 @@ static void say_attached(const struct vb_results *r, const struct ticker *t,
 	snprintf(line, sizeof(line), "vsockbatch record: kernel %s, %s RX path (%s)",
 		 r->kernel_release, vb_mode_name(r->mode), r->detected_by);
 	vb_wrap_line(stderr, line, 80);
-	col = (size_t)fprintf(stderr, "vsockbatch record: %s mode, attached %zu hooks:",
-			      vb_trace_mode_name(r->trace), r->nhooks);
+	col = (size_t)fprintf(stderr, "vsockbatch record: %s mode, attached %zu hooks in %.1f s:",
+			      vb_trace_mode_name(r->trace), r->nhooks,
+			      (double)attach_ns / 1e9);
 	for (i = 0; i < r->nhooks; i++) {
 		if (col + 1 + strlen(r->hooks[i]) > 80)
 			col = (size_t)fprintf(stderr, "\n   ") - 1;
@@ -482,17 +483,12 @@ int cmd_record(int argc, char **argv)
 
 	catch_signals();
 	vb_libbpf_verbose(verbose);
-	if (vb_tracer_start(&tracer, mode, err, sizeof(err))) {
-		if (exiting)	/* a load cut short by the signal */
-			fprintf(stderr, "vsockbatch record: interrupted (signal %d) while attaching: nothing recorded\n",
-				(int)exiting);
-		else
-			fprintf(stderr, "vsockbatch record: %s\n", err);
-		goto out;
-	}
-	if (exiting) {
-		fprintf(stderr, "vsockbatch record: interrupted (signal %d) while attaching: nothing recorded\n",
-			(int)exiting);
+	e = vb_tracer_start(&tracer, mode, &exiting, isatty(STDERR_FILENO),
+			    err, sizeof(err));
+	if (e) {
+		/* -EINTR: "interrupted (signal N) while attaching" */
+		fprintf(stderr, "vsockbatch record: %s%s\n", err,
+			e == -EINTR ? ": nothing recorded" : "");
 		goto out;
 	}
 	if (vb_tracer_describe(&tracer, &r))
@@ -521,7 +517,7 @@ int cmd_record(int argc, char **argv)
 	vb_tracer_enable(&tracer, true);
 	if (ticker_init(&tick, interval, &tracer, &cost, &r))
 		goto oom;
-	say_attached(&r, &tick, duration, optind < argc);
+	say_attached(&r, &tick, tracer.attach_ns, duration, optind < argc);
 
 	if (optind < argc) {
 		pid = fork();

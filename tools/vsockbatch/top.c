@@ -313,7 +313,8 @@ static int live_start(struct live *l, struct top_opts *o)
 		}
 	}
 	vb_libbpf_verbose(o->verbose);
-	if (vb_tracer_start(&l->tracer, VB_TRACE_AUTO, err, sizeof(err))) {
+	if (vb_tracer_start(&l->tracer, VB_TRACE_AUTO, &exiting,
+			    isatty(STDERR_FILENO), err, sizeof(err))) {
 		fprintf(stderr, "vsockbatch top: %s\n", err);
 		return VB_EXIT_FAIL;
 	}

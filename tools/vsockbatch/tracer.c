@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include <stdlib.h>
 
@@ -29,6 +30,23 @@ void vb_libbpf_verbose(bool verbose)
 {
 	libbpf_verbose = verbose;
 	libbpf_set_print(print_fn);
+}
+
+static uint64_t mono_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static bool cancelled(const struct vb_tracer *t, char *errbuf, size_t errlen)
+{
+	if (!t->cancel || !*t->cancel)
+		return false;
+	snprintf(errbuf, errlen, "interrupted (signal %d) while attaching",
+		 (int)*t->cancel);
+	return true;
 }
 
 /* Hooks without which the mode measures nothing: attach failure is fatal. */
@@ -104,6 +122,8 @@ static int load_and_attach(struct vb_tracer *t, bool strict, char *errbuf,
 		}
 	}
 	err = vsockbatch_bpf__load(t->skel);
+	if (cancelled(t, errbuf, errlen))
+		return -EINTR;
 	if (err) {
 		snprintf(errbuf, errlen,
 			 "failed to load BPF object: %s (rerun with -v for libbpf and verifier output)",
@@ -115,6 +135,8 @@ static int load_and_attach(struct vb_tracer *t, bool strict, char *errbuf,
 
 		if (!t->probe.use[i])
 			continue;
+		if (cancelled(t, errbuf, errlen))
+			return -EINTR;
 		for (j = 0; j < 2 && progs[j]; j++) {
 			prog = bpf_object__find_program_by_name(t->skel->obj,
 								progs[j]);
@@ -146,20 +168,26 @@ static int load_and_attach(struct vb_tracer *t, bool strict, char *errbuf,
 	return 0;
 }
 
-/*
- * The real load is the first check: on a kernel that takes everything
- * (the usual case) nothing is loaded twice -- each load parses the
- * kernel's BTF, ~1 s under TCG.  Only when it fails are the hooks
- * checked one by one (vb_probe_load), which finds the kprobe fallbacks
- * and names a hook that cannot run, and the chosen set loaded again.
- */
-int vb_tracer_start(struct vb_tracer *t, enum vb_trace_mode mode,
-		    char *errbuf, size_t errlen)
+/* Programs the chosen hooks attach (entry and exit count twice). */
+static int count_programs(const struct vb_probe *p)
+{
+	int i, j, n = 0;
+
+	for (i = 0; i < VB_HOOK_NR; i++) {
+		const char *const *progs = vb_hook_progs(p, i);
+
+		for (j = 0; j < 2 && progs[j] && p->use[i]; j++)
+			n++;
+	}
+	return n;
+}
+
+static int start(struct vb_tracer *t, enum vb_trace_mode mode, bool progress,
+		 char *errbuf, size_t errlen)
 {
 	char first[256];
 	int i, err;
 
-	memset(t, 0, sizeof(*t));
 	libbpf_set_print(print_fn);
 	err = vb_probe_kernel(&t->probe, NULL, errbuf, errlen);
 	if (err)
@@ -167,13 +195,26 @@ int vb_tracer_start(struct vb_tracer *t, enum vb_trace_mode mode,
 	err = vb_probe_choose(&t->probe, mode, errbuf, errlen);
 	if (err)
 		return err;
+	if (cancelled(t, errbuf, errlen))
+		return -EINTR;
+	if (progress)
+		fprintf(stderr, "vsockbatch: loading and attaching %d programs (%s mode); Ctrl-C cancels\n",
+			count_programs(&t->probe),
+			vb_trace_mode_name(t->probe.trace));
 	if (!vb_probe_forced_kprobe()) {
 		err = load_and_attach(t, true, first, sizeof(first));
-		if (!err)
-			return 0;
+		if (!err || err == -EINTR) {
+			if (err)
+				snprintf(errbuf, errlen, "%s", first);
+			return err;
+		}
 		teardown(t);
 	}
+	if (cancelled(t, errbuf, errlen))
+		return -EINTR;
 	vb_probe_load(&t->probe, true);
+	if (cancelled(t, errbuf, errlen))
+		return -EINTR;
 	err = vb_probe_choose(&t->probe, mode, errbuf, errlen);
 	if (err)
 		return err;
@@ -183,6 +224,33 @@ int vb_tracer_start(struct vb_tracer *t, enum vb_trace_mode mode,
 				vb_hook_label(&t->probe, i), vb_hooks[i].label,
 				t->probe.fallback[i]);
 	return load_and_attach(t, false, errbuf, errlen);
+}
+
+/*
+ * The real load is the first check: on a kernel that takes everything
+ * (the usual case) nothing is loaded twice -- each load parses the
+ * kernel's BTF, ~1 s under TCG.  Only when it fails are the hooks
+ * checked one by one (vb_probe_load), which finds the kprobe fallbacks
+ * and names a hook that cannot run, and the chosen set loaded again.
+ * A cancel undoes whatever was attached, so the caller never holds a
+ * half-attached tracer.
+ */
+int vb_tracer_start(struct vb_tracer *t, enum vb_trace_mode mode,
+		    const volatile sig_atomic_t *cancel, bool progress,
+		    char *errbuf, size_t errlen)
+{
+	uint64_t t0 = mono_now_ns();
+	int err;
+
+	memset(t, 0, sizeof(*t));
+	t->cancel = cancel;
+	err = start(t, mode, progress, errbuf, errlen);
+	if (!err && cancelled(t, errbuf, errlen))
+		err = -EINTR;
+	if (err == -EINTR)
+		teardown(t);
+	t->attach_ns = mono_now_ns() - t0;
+	return err;
 }
 
 void vb_tracer_enable(struct vb_tracer *t, bool on)

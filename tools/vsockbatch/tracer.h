@@ -8,6 +8,7 @@
 #ifndef VB_TRACER_H
 #define VB_TRACER_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -23,6 +24,9 @@ struct vb_tracer {
 	struct vb_probe probe;
 	struct bpf_link *links[VB_HOOK_NR][2];
 	bool attached[VB_HOOK_NR];
+	/* set by the caller's signal handler: stop attaching */
+	const volatile sig_atomic_t *cancel;
+	uint64_t attach_ns;	/* probe to last attach, CLOCK_MONOTONIC */
 };
 
 /* libbpf messages: warnings only with verbose. */
@@ -30,9 +34,14 @@ void vb_libbpf_verbose(bool verbose);
 
 /*
  * Everything up to attach, in mode (AUTO: light where the kernel has the
- * rx_batch tracepoint, else full).  0, or -errno with a one-line reason.
+ * rx_batch tracepoint, else full).  0, or -errno with a one-line reason;
+ * -EINTR (everything undone) once *cancel is set, checked between the
+ * steps: a load or an attach is not cut in the middle, so a Ctrl-C costs
+ * at most the step under way (about a second under TCG).  cancel may be
+ * NULL.  With progress, one line before the load says what is attached.
  */
 int vb_tracer_start(struct vb_tracer *t, enum vb_trace_mode mode,
+		    const volatile sig_atomic_t *cancel, bool progress,
 		    char *errbuf, size_t errlen);
 /* Gate accounting in the BPF programs (.bss enabled). */
 void vb_tracer_enable(struct vb_tracer *t, bool on);
