@@ -271,7 +271,11 @@ guest-check: all
 
 # The kernels come before the unit tests so that the CO-RE check against
 # the lab's own vmlinux runs (and must pass) on a fresh machine too.
+# pins-drift: which newer Debian versions exist for each pinned package and
+# whether the series applies to the newest (informational while the pins
+# or their series are served).
 check: deps
+	$(Q)./scripts/pins-drift.sh
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)./scripts/kernel-build.sh baseline >/dev/null
 	$(Q)./scripts/kernel-build.sh patched >/dev/null

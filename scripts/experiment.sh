@@ -524,9 +524,11 @@ for st in "${STATES[@]}"; do
 	[ "$VB_NPATCHES" = all ] || pp=("${pp[@]:0:$VB_NPATCHES}")
 	names=$(for f in "${pp[@]}"; do basename "$f"; done | jq -R . | jq -s -c .)
 	ver=$(file -b "$k/bzImage" | sed -n 's/.*version \([^,]*\).*/\1/p')
+	# the exact Debian base, e.g. "linux-source-6.12 6.12.118-1~deb12u1"
+	base=$(sed -n 's/^base //p' "$k/info")
 	states_json=$(jq -c --arg n "$st" --arg d "$k" --arg h "${k##*-}" \
-		--arg v "$ver" --argjson p "$names" \
-		'. + [{name: $n, kernel_dir: $d, kernel_hash: $h, kernel_version: $v, patches: $p}]' \
+		--arg v "$ver" --argjson p "$names" --arg b "$base" \
+		'. + [{name: $n, kernel_dir: $d, kernel_hash: $h, kernel_version: $v, base: $b, patches: $p}]' \
 		<<<"$states_json")
 done
 

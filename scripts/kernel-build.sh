@@ -13,22 +13,33 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 usage() {
-	echo "usage: ${0##*/} [-j JOBS] VARIANT" >&2
+	echo "usage: ${0##*/} [-j JOBS] [-n] VARIANT" >&2
+	echo "  -n  resolve only: print the base (package, exact version, SHA256) and the cache entry, build nothing" >&2
 	echo "  VARIANT: baseline | p1-3 | patched | debug | baseline-debug | $(debian_variants | sed 's/ / | /g')" >&2
 	exit 2
 }
 
-JOBS=$(nproc)
-while getopts j:h opt; do
+JOBS=$(nproc) RESOLVE_ONLY=0
+while getopts j:nh opt; do
 	case $opt in
 	j) JOBS=$OPTARG ;;
+	n) RESOLVE_ONLY=1 ;;
 	*) usage ;;
 	esac
 done
 shift $((OPTIND - 1))
 [ $# -eq 1 ] || usage
 VARIANT=$1
-variant_spec "$VARIANT" || exit 2
+variant_spec "$VARIANT" || exit $?
+if [ "$RESOLVE_ONLY" = 1 ]; then
+	if [ "$VB_KIND" = debian ]; then
+		echo "$VB_DEB_PKG $VB_DEB_VERSION $VB_DEB_SHA256"
+	else
+		echo "$VB_BASE_PKG $VB_BASE_DEB $VB_BASE_SHA256"
+	fi
+	echo "$VB_CACHE/kernels/$VARIANT-$(variant_hash)"
+	exit 0
+fi
 # Debian's kernels are downloaded, not built.
 [ "$VB_KIND" = debian ] && exec "$VB_ROOT/scripts/debian-kernel.sh" "$VARIANT"
 

@@ -69,9 +69,32 @@ outcome $? "config check: later fragment wins" \
 expect "config check: the earlier fragment's word is not the last" 1 \
 	"CONFIG_VSOCKETS=m \(got y\)" \
 	"$ROOT/scripts/kernel-config-check.sh" "$tmp/kc" "$tmp/kf2" "$tmp/kf1"
-expect "missing source package" 1 "not found.*linux-source-6.12" \
-	env VB_SRC_TARBALL=/nonexistent/linux-source-6.12.tar.xz \
-	"$ROOT/scripts/kernel-build.sh" baseline
+# The base is a pin (scripts/config/kernel-sources): a pin the archive no
+# longer serves falls back to the newest of its series, in one line; a
+# series the archive does not have at all is a clear failure.  -n resolves
+# without building.  (Asks the apt index only; nothing is downloaded.)
+printf '6.12 bookworm linux-source-6.12 6.12.1-1~deb12u1 %064d\n' 0 >"$tmp/pins-old"
+expect "source pin not served: newest of the series, said once" 0 \
+	"^kernel source 6\.12: pinned linux-source-6\.12 6\.12\.1-1~deb12u1 not served; using linux-source-6\.12 6\.12\.[0-9]+-" \
+	env VSOCKBATCH_SOURCE_PINS="$tmp/pins-old" "$ROOT/scripts/kernel-build.sh" -n patched
+[ "$(wc -l <"$tmp/err")" = 1 ] && grep -q "^linux-source-6\.12 6\.12\.[0-9]*-" "$tmp/out"
+outcome $? "source pin not served: one line, the fallback's exact version printed" \
+	"$(cat "$tmp/err" "$tmp/out")"
+printf '6.12 bookworm linux-source-6.99 6.99.1-1 %064d\n' 0 >"$tmp/pins-none"
+expect "source series the archive lacks" 1 "not served and the archive \(bookworm\) has no linux-source-6\.99" \
+	env VSOCKBATCH_SOURCE_PINS="$tmp/pins-none" "$ROOT/scripts/kernel-build.sh" -n baseline
+printf '6.12 bookworm linux-source-6.12 6.12.1-1~deb12u1 not-a-sha\n' >"$tmp/pins-bad"
+expect "source pin without a SHA256" 2 "no valid SHA256" \
+	env VSOCKBATCH_SOURCE_PINS="$tmp/pins-bad" "$ROOT/scripts/kernel-build.sh" -n baseline
+expect "lab variant of an unpinned series" 2 "no kernel source pinned for series '9\.9'" \
+	"$ROOT/scripts/kernel-build.sh" -n baseline-9.9
+# The same rule for Debian's images: a gone pin takes the newest image of
+# its series (package glob + version prefix).
+awk '$1 == "debian-6.12" { $3 = "6.12.1-1~deb12u1"; $4 = sprintf("%064d", 0) } { print }' \
+	"$ROOT/scripts/config/debian-kernels" >"$tmp/deb-pins"
+expect "image pin not served: newest of the series" 0 \
+	"^debian-6\.12: pinned linux-image-6\.12\.118\+deb12-cloud-amd64-unsigned 6\.12\.1-1~deb12u1 not served; using linux-image-6\.12\.[0-9]+\+deb12-cloud-amd64-unsigned 6\.12\." \
+	env VSOCKBATCH_DEBIAN_PINS="$tmp/deb-pins" "$ROOT/scripts/kernel-build.sh" -n debian-6.12
 expect "runner: unknown variant" 2 "unknown kernel variant" \
 	"$ROOT/scripts/guest-run.sh" -k nosuch "$ROOT/tests/guest/vsock_test.sh"
 expect "runner: bad vCPU count" 2 "not a positive number" \
@@ -90,7 +113,7 @@ expect "guest never reaches /init" 5 "never reached /init" \
 	"$ROOT/scripts/guest-run.sh" -K "$tmp/kernel" -t 20 -o "$tmp/noinit" \
 	"$ROOT/tests/guest/vsock_test.sh"
 
-# A patch that does not apply to 6.12.117 (needs the lab's source tree;
+# A patch that does not apply to the base (needs the lab's source tree;
 # waits for a concurrent kernel build to finish).
 mkdir -p "$tmp/patches"
 cat >"$tmp/patches/0001-bogus.patch" <<'PATCH'

@@ -17,7 +17,7 @@
 # quiet one.  With it, whether a try reorders still depends on how much
 # the transport holds at the insert: 8 of 20 tries on the unfixed
 # 6.12.117 baseline, 0 of 20 on the fixed one
-# (kernel-patches/v6.12.117/README.md), so 6 tries miss a regression
+# (kernel-patches/v6.12/README.md), so 6 tries miss a regression
 # with probability ~0.05.
 # Prints one line per try and "sockmap-order: N tries, N reordered, N
 # other failures, widened N times"; exit 1 on any failure.

@@ -1,0 +1,103 @@
+#!/bin/bash
+# pins-drift.sh: how far the archive has moved past each pin.
+#
+# For every kernel source (scripts/config/kernel-sources) and Debian image
+# (scripts/config/debian-kernels) pin: whether the archive still serves
+# it, which newer versions of its series it serves, and, for a source
+# whose series has moved on, whether the series' patches (fixes first,
+# then the series, in order) still apply to the newest: the files they
+# touch are taken out of the newest linux-source .deb (downloaded into
+# the cache) and the patches applied to them with `git apply`.
+#
+# Informational: exit 0 while every pin is served or has a fallback, even
+# when the series no longer applies to the newest (that is said in one
+# line); exit 1 when a series has no version in the archive at all.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+[ $# -eq 0 ] || { echo "usage: ${0##*/} (no arguments; VSOCKBATCH_SOURCE_PINS, VSOCKBATCH_DEBIAN_PINS name other pin files)" >&2; exit 2; }
+
+status=0
+
+# newer SUITE GLOB PREFIX VERSION: "PKG=VER" of every version of the
+# series newer than VERSION, newest last
+newer() {
+	local suite=$1 glob=$2 prefix=$3 ver=$4 re p v
+
+	re="^$(printf '%s' "$glob" | sed 's/[.+]/\\&/g; s/\*/.*/g')\$"
+	apt_q "$suite" apt-cache pkgnames "${glob%%\**}" 2>/dev/null | sort -u |
+	while read -r p; do
+		[[ "$p" =~ $re ]] || continue
+		apt_q "$suite" apt-cache madison "$p" 2>/dev/null |
+			awk -F'|' '{ gsub(/ /, "", $2); print $2 }' | sort -u |
+		while read -r v; do
+			case "$v" in "$prefix"*) ;; *) continue ;; esac
+			dpkg --compare-versions "$v" gt "$ver" && echo "$v $p=$v"
+		done
+	done | sort -V | cut -d" " -f2 | paste -sd" " -
+}
+
+# applies SERIES SUITE PKG VER SHA: does the series apply to PKG=VER?
+applies() {
+	local series=$1 suite=$2 pkg=$3 ver=$4 sha=$5 deb tmp files p
+
+	deb=$(deb_fetch "drift $series" "$suite" "$pkg" "$ver" "$sha") || return 2
+	tmp=$(mktemp -d /tmp/vb-drift.XXXXXX)
+	VB_PATCH_DIR=$VB_ROOT/kernel-patches/v$series VB_NPATCHES=all
+	mapfile -t patches < <(variant_patches)
+	files=$(sed -n 's|^diff --git a/\([^ ]*\) b/.*|\1|p' "${patches[@]}" | sort -u)
+	# shellcheck disable=SC2086
+	dpkg-deb --fsys-tarfile "$deb" | tar -xOf - "./usr/src/$pkg.tar.xz" |
+		tar -xJf - -C "$tmp" --strip-components=1 --wildcards \
+			$(for f in $files; do echo "*/$f"; done) 2>/dev/null
+	for p in "${patches[@]}"; do
+		if ! (cd "$tmp" && git apply -p1 "$p") 2>"$tmp.err"; then
+			echo "${p##*/}: $(head -n 1 "$tmp.err")"
+			rm -rf "$tmp" "$tmp.err"
+			return 1
+		fi
+	done
+	rm -rf "$tmp" "$tmp.err"
+	echo "${#patches[@]} patches"
+	return 0
+}
+
+while read -r series suite pkg ver sha; do
+	case "$series" in ''|'#'*) continue ;; esac
+	apt_suite_update "$suite" >/dev/null 2>&1
+	if [ -n "$(deb_sha256 "$suite" "$pkg" "$ver")" ]; then
+		served="served"
+	else
+		served="NOT served"
+	fi
+	n=$(newer "$suite" "$pkg" "$series." "$ver")
+	if [ -z "$n" ]; then
+		echo "drift: source $series: pin $pkg $ver $served; nothing newer"
+		[ "$served" = served ] || status=1
+		continue
+	fi
+	newest=${n% }
+	newest=${newest##* }
+	nv=${newest#*=}
+	echo "drift: source $series: pin $pkg $ver $served; newer: $n"
+	if how=$(applies "$series" "$suite" "$pkg" "$nv" \
+	    "$(deb_sha256 "$suite" "$pkg" "$nv")"); then
+		echo "drift: source $series: the series applies to $nv ($how)"
+	else
+		echo "drift: source $series: the series does NOT apply to $nv: $how"
+	fi
+done <"$VB_SOURCE_PINS"
+
+while read -r name pkg ver sha suite glob prefix; do
+	case "$name" in ''|'#'*) continue ;; esac
+	apt_suite_update "$suite" >/dev/null 2>&1
+	if [ -n "$(deb_sha256 "$suite" "$pkg" "$ver")" ]; then
+		served="served"
+	else
+		served="NOT served"
+	fi
+	n=$(newer "$suite" "$glob" "$prefix" "$ver")
+	echo "drift: image $name: pin $pkg $ver $served; ${n:+newer: }${n:-nothing newer}"
+	[ "$served" = served ] || [ -n "$n" ] || status=1
+done <"$VB_DEBIAN_PINS"
+exit $status
