@@ -132,7 +132,13 @@ variant_spec() {
 		echo "unknown kernel variant '$1' (known: baseline p1-3 patched debug baseline-debug, each with an optional -X.Y series suffix, $(debian_variants))" >&2
 		return 2 ;;
 	esac
-	base_spec "$series"
+	base_spec "$series" || return
+	# patched-X.Y without kernel-patches/vX.Y must not quietly build a
+	# baseline
+	if [ "$VB_NPATCHES" != 0 ] && [ ! -f "$VB_PATCH_DIR/series" ]; then
+		echo "kernel variant '$1': no series for $series ($VB_PATCH_DIR/series is missing)" >&2
+		return 2
+	fi
 }
 
 # Debian's packaged kernels (scripts/config/debian-kernels): not built

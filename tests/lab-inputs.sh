@@ -88,6 +88,8 @@ expect "source pin without a SHA256" 2 "no valid SHA256" \
 	env VSOCKBATCH_SOURCE_PINS="$tmp/pins-bad" "$ROOT/scripts/kernel-build.sh" -n baseline
 expect "lab variant of an unpinned series" 2 "no kernel source pinned for series '9\.9'" \
 	"$ROOT/scripts/kernel-build.sh" -n baseline-9.9
+expect "patched variant without a series directory" 2 "no series for 6\.12 \(/nonexistent/series is missing\)" \
+	env VSOCKBATCH_PATCH_DIR=/nonexistent "$ROOT/scripts/kernel-build.sh" -n patched
 # The same rule for Debian's images: a gone pin takes the newest image of
 # its series (package glob + version prefix).
 awk '$1 == "debian-6.12" { $3 = "6.12.1-1~deb12u1"; $4 = sprintf("%064d", 0) } { print }' \
