@@ -37,10 +37,24 @@ newer() {
 	done | sort -V | cut -d" " -f2 | paste -sd" " -
 }
 
+# served_word SUITE PKG VER: "served" or "NOT served"
+served_word() {
+	apt_suite_update "$1" >/dev/null 2>&1
+	if [ -n "$(deb_sha256 "$1" "$2" "$3")" ]; then
+		echo served
+	else
+		echo "NOT served"
+	fi
+}
+
 # applies SERIES SUITE PKG VER SHA: does the series apply to PKG=VER?
 applies() {
 	local series=$1 suite=$2 pkg=$3 ver=$4 sha=$5 deb tmp files p
 
+	if [ ! -f "$VB_ROOT/kernel-patches/v$series/series" ]; then
+		echo "no kernel-patches/v$series/series to apply"
+		return 1
+	fi
 	deb=$(deb_fetch "drift $series" "$suite" "$pkg" "$ver" "$sha") || return 2
 	tmp=$(mktemp -d /tmp/vb-drift.XXXXXX)
 	VB_PATCH_DIR=$VB_ROOT/kernel-patches/v$series VB_NPATCHES=all
@@ -64,12 +78,7 @@ applies() {
 
 while read -r series suite pkg ver sha; do
 	case "$series" in ''|'#'*) continue ;; esac
-	apt_suite_update "$suite" >/dev/null 2>&1
-	if [ -n "$(deb_sha256 "$suite" "$pkg" "$ver")" ]; then
-		served="served"
-	else
-		served="NOT served"
-	fi
+	served=$(served_word "$suite" "$pkg" "$ver")
 	n=$(newer "$suite" "$pkg" "$series." "$ver")
 	if [ -z "$n" ]; then
 		echo "drift: source $series: pin $pkg $ver $served; nothing newer"
@@ -90,12 +99,7 @@ done <"$VB_SOURCE_PINS"
 
 while read -r name pkg ver sha suite glob prefix; do
 	case "$name" in ''|'#'*) continue ;; esac
-	apt_suite_update "$suite" >/dev/null 2>&1
-	if [ -n "$(deb_sha256 "$suite" "$pkg" "$ver")" ]; then
-		served="served"
-	else
-		served="NOT served"
-	fi
+	served=$(served_word "$suite" "$pkg" "$ver")
 	n=$(newer "$suite" "$glob" "$prefix" "$ver")
 	echo "drift: image $name: pin $pkg $ver $served; ${n:+newer: }${n:-nothing newer}"
 	[ "$served" = served ] || [ -n "$n" ] || status=1

@@ -90,6 +90,15 @@ expect "lab variant of an unpinned series" 2 "no kernel source pinned for series
 	"$ROOT/scripts/kernel-build.sh" -n baseline-9.9
 expect "patched variant without a series directory" 2 "no series for 6\.12 \(/nonexistent/series is missing\)" \
 	env VSOCKBATCH_PATCH_DIR=/nonexistent "$ROOT/scripts/kernel-build.sh" -n patched
+# Drift: an older pin that is still served is named with the newer
+# versions, and the series is tried on the newest (the files it touches,
+# out of the newest .deb: ~20 s).
+printf '6.12 bookworm linux-source-6.12 6.12.117-1~deb12u1 e849faf31ca3555757f3a8877cb01af92122f744f75d1f3102734651c4e14703\n' >"$tmp/pins-117"
+VSOCKBATCH_SOURCE_PINS="$tmp/pins-117" "$ROOT/scripts/pins-drift.sh" >"$tmp/drift" 2>&1 &&
+	grep -q "^drift: source 6\.12: pin linux-source-6\.12 6\.12\.117-1~deb12u1 served; newer: .*linux-source-6\.12=6\.12\.118-1~deb12u1" "$tmp/drift" &&
+	grep -Eq "^drift: source 6\.12: the series (applies|does NOT apply) to 6\.12\.[0-9]+" "$tmp/drift"
+outcome $? "pins-drift: newer versions of an old pin, the series tried on the newest" \
+	"$(cat "$tmp/drift")"
 # The same rule for Debian's images: a gone pin takes the newest image of
 # its series (package glob + version prefix).
 awk '$1 == "debian-6.12" { $3 = "6.12.1-1~deb12u1"; $4 = sprintf("%064d", 0) } { print }' \
