@@ -52,20 +52,46 @@ module_file() {
 
 DEB=$(deb_fetch "$VARIANT" "$VB_DEB_SUITE" "$VB_DEB_PKG" "$VB_DEB_VERSION" \
 	"$VB_DEB_SHA256") || exit 1
+# Split kernels (Debian 7.x: linux-binary-unsigned-REL has the image,
+# linux-modules-REL the modules, linux-base-REL config, System.map and
+# the module lists): the other packages of the same release and version,
+# their SHA256 from the signed index (deb_extras in lib.sh).
+EXTRA_DEBS=()
+for x in $VB_DEB_EXTRAS; do
+	xsha=$(deb_sha256 "$VB_DEB_SUITE" "$x" "$VB_DEB_VERSION")
+	[ -n "$xsha" ] || die "$x=$VB_DEB_VERSION is not served (needed with $VB_DEB_PKG)"
+	EXTRA_DEBS+=("$(deb_fetch "$VARIANT" "$VB_DEB_SUITE" "$x" "$VB_DEB_VERSION" "$xsha")") ||
+		exit 1
+done
 
 stage=$VB_CACHE/kernels/.tmp-$VARIANT-$HASH-$$
 trap 'rm -rf "$stage"' EXIT
 rm -rf "$stage" && mkdir -p "$stage/deb" "$stage/entry"
-dpkg-deb -x "$DEB" "$stage/deb"
-vmlinuz=$(find "$stage/deb/boot" -maxdepth 1 -name 'vmlinuz-*' | head -n 1)
-[ -n "$vmlinuz" ] || die "$VB_DEB_PKG has no /boot/vmlinuz-*"
-rel=${vmlinuz##*/vmlinuz-}
-mods=$stage/deb/lib/modules/$rel
-[ -d "$mods" ] || die "$VB_DEB_PKG has no /lib/modules/$rel"
+for d in "$DEB" "${EXTRA_DEBS[@]}"; do
+	dpkg-deb -x "$d" "$stage/deb"
+done
+# Classic layout: /boot/vmlinuz-REL, /boot/config-REL, /lib/modules/REL;
+# split layout: everything under /usr/lib/modules/REL.
+vmlinuz=$( (find "$stage/deb/boot" -maxdepth 1 -name 'vmlinuz-*' 2>/dev/null || true) | head -n 1)
+if [ -n "$vmlinuz" ]; then
+	rel=${vmlinuz##*/vmlinuz-}
+	mods=$stage/deb/lib/modules/$rel
+	config=$stage/deb/boot/config-$rel
+	sysmap=$stage/deb/boot/System.map-$rel
+else
+	vmlinuz=$(find "$stage/deb/usr/lib/modules" -mindepth 2 -maxdepth 2 \
+		-name 'vmlinuz*' 2>/dev/null | head -n 1)
+	[ -n "$vmlinuz" ] || die "$VB_DEB_PKG has no /boot/vmlinuz-* nor /usr/lib/modules/*/vmlinuz*"
+	mods=${vmlinuz%/*}
+	rel=${mods##*/}
+	config=$mods/config
+	sysmap=$mods/System.map
+fi
+[ -d "$mods/kernel" ] || die "$VB_DEB_PKG${VB_DEB_EXTRAS:+ + $VB_DEB_EXTRAS} has no modules for $rel"
 e=$stage/entry
 cp "$vmlinuz" "$e/bzImage"
-cp "$stage/deb/boot/config-$rel" "$e/config"
-cp "$stage/deb/boot/System.map-$rel" "$e/System.map"
+cp "$config" "$e/config" || die "$VB_DEB_PKG: no kernel config for $rel"
+cp "$sysmap" "$e/System.map" || die "$VB_DEB_PKG: no System.map for $rel"
 grep -q '^CONFIG_DEBUG_INFO_BTF=y' "$e/config" ||
 	log "$VARIANT: warning: $rel has no CONFIG_DEBUG_INFO_BTF: the tracer will refuse it"
 
@@ -108,6 +134,7 @@ echo blk >"$e/transport"
 	echo "package $VB_DEB_PKG"
 	echo "version $VB_DEB_VERSION"
 	echo "sha256 $VB_DEB_SHA256"
+	[ -z "$VB_DEB_EXTRAS" ] || echo "with $VB_DEB_EXTRAS"
 	echo "modules$picked"
 } >"$e/info"
 (cd "$e" && find . -type f ! -name MANIFEST -print0 | sort -z |

@@ -166,13 +166,13 @@ debian_variants() {
 debian_spec() {
 	local line var suite glob prefix
 
-	line=$(awk -v n="$1" '!/^#/ && $1 == n { print $2, $3, $4, $5, $6, $7; exit }' \
+	line=$(awk -v n="$1" '!/^#/ && $1 == n { print $2, $3, $4, $5, $6, $7, $8; exit }' \
 		"$VB_DEBIAN_PINS" 2>/dev/null)
 	if [ -z "$line" ]; then
 		echo "unknown kernel variant '$1' (no line for it in $VB_DEBIAN_PINS; known: $(debian_variants))" >&2
 		return 2
 	fi
-	read -r VB_DEB_PKG VB_DEB_VERSION VB_DEB_SHA256 suite glob prefix <<<"$line"
+	read -r VB_DEB_PKG VB_DEB_VERSION VB_DEB_SHA256 suite glob prefix split <<<"$line"
 	if ! [[ "$VB_DEB_SHA256" =~ ^[0-9a-f]{64}$ ]]; then
 		echo "$VB_DEBIAN_PINS: '$1' has no valid SHA256 (got '$VB_DEB_SHA256')" >&2
 		return 2
@@ -191,6 +191,17 @@ debian_spec() {
 	fi
 	read -r VB_DEB_PKG VB_DEB_VERSION VB_DEB_SHA256 <<<"${!var}"
 	VB_DEB_SUITE=$suite
+	# column 8, split kernels: the package-name prefix of the image
+	# package, then those of the other packages of the same release
+	# ("linux-binary-unsigned-,linux-modules-,linux-base-")
+	VB_DEB_EXTRAS=
+	if [ -n "$split" ]; then
+		local first=${split%%,*} x rel
+		rel=${VB_DEB_PKG#"$first"}
+		for x in $(tr ',' ' ' <<<"${split#*,}"); do
+			VB_DEB_EXTRAS+="${VB_DEB_EXTRAS:+ }$x$rel"
+		done
+	fi
 	VB_KIND=debian
 	VB_FRAGMENTS=
 	VB_NPATCHES=0
@@ -219,7 +230,7 @@ variant_hash() {
 	local f
 	if [ "$VB_KIND" = debian ]; then
 		echo "debian recipe $VB_DEBIAN_RECIPE $VB_DEB_PKG $VB_DEB_VERSION" \
-			"$VB_DEB_SHA256 modules" $VB_DEBIAN_MODULES |
+			"$VB_DEB_SHA256 ${VB_DEB_EXTRAS:+with $VB_DEB_EXTRAS }modules" $VB_DEBIAN_MODULES |
 			sha256sum | cut -c1-16
 		return
 	fi
