@@ -85,14 +85,18 @@ say "kernel $(uname -r), bound $BOUND s, delays: $DELAYS"
 # --- attach and detach times --------------------------------------------
 att_max=0 det_max=0
 for k in 1 2 3; do
+	# a file of its own: the shell truncates it in the child after the
+	# fork, so a reused one may still show the last run's line here
+	err=/tmp/sig-$k.err
+	rm -f "$err"
 	t0=$(ms)
-	vsockbatch record -o /tmp/sig.json 2>/tmp/sig.err &
+	vsockbatch record -o /tmp/sig.json 2>"$err" &
 	p=$!
 	i=0
-	until grep -q "Ctrl-C to end" /tmp/sig.err 2>/dev/null; do
+	until grep -q "Ctrl-C to end" "$err" 2>/dev/null; do
 		i=$((i + 1))
 		if [ $i -gt 1200 ] || ! kill -0 $p 2>/dev/null; then
-			fail "record never attached (60 s): $(cat /tmp/sig.err)"
+			fail "record never attached (60 s): $(cat "$err")"
 			kill -KILL $p 2>/dev/null
 			break
 		fi
@@ -104,8 +108,8 @@ for k in 1 2 3; do
 	wait $p
 	rc=$?
 	det=$(($(ms) - t0))
-	[ $rc -eq 0 ] || fail "record after the attach: exit $rc: $(cat /tmp/sig.err)"
-	say "attach $att ms, detach+write $det ms ($(sed -n 's/.*\(attached [0-9]* hooks in [0-9.]* s\).*/\1/p' /tmp/sig.err))"
+	[ $rc -eq 0 ] || fail "record after the attach: exit $rc: $(cat "$err")"
+	say "attach $att ms, detach+write $det ms ($(sed -n 's/.*\(attached [0-9]* hooks in [0-9.]* s\).*/\1/p' "$err"))"
 	[ $att -gt $att_max ] && att_max=$att
 	[ $det -gt $det_max ] && det_max=$det
 	rm -f /tmp/sig.json
@@ -148,7 +152,7 @@ for d in $DELAYS; do
 	say "top -b, SIGINT $d s after start: exit $rc in $took_ms ms"
 done
 say "top: slowest exit $worst ms"
-rm -f /tmp/int.json /tmp/sig.out
+rm -f /tmp/int.json /tmp/sig.out /tmp/sig-*.err
 
 say "$runs runs, $fails failure(s)"
 [ $fails -eq 0 ]
