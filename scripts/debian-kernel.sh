@@ -6,7 +6,8 @@
 # longer serves the pin).  The package is fetched with `apt-get download`
 # (apt checks it against the signed archive index), its SHA256 is
 # checked against the pin's (or the index's, for a fallback), and it is
-# kept in $VSOCKBATCH_CACHE/debs/<sha256>.deb (scripts/debian-pins.sh).  Unpacked, it becomes a cache entry
+# kept in $VSOCKBATCH_CACHE/debs/<sha256>.deb (scripts/debian-pins.sh).
+# Unpacked, it becomes a cache entry
 # $VSOCKBATCH_CACHE/kernels/<variant>-<hash> laid out like the lab's own
 # (bzImage, config, System.map, modroot/, release, info, MANIFEST) with
 # only the modules a lab guest loads (VB_DEBIAN_MODULES in lib.sh and
@@ -55,13 +56,15 @@ DEB=$(deb_fetch "$VARIANT" "$VB_DEB_SUITE" "$VB_DEB_PKG" "$VB_DEB_VERSION" \
 # Split kernels (Debian 7.x: linux-binary-unsigned-REL has the image,
 # linux-modules-REL the modules, linux-base-REL config, System.map and
 # the module lists): the other packages of the same release and version,
-# their SHA256 from the signed index (deb_extras in lib.sh).
+# their SHA256 from the signed index (VB_DEB_EXTRAS, debian_spec in lib.sh).
 EXTRA_DEBS=()
 for x in $VB_DEB_EXTRAS; do
 	xsha=$(deb_sha256 "$VB_DEB_SUITE" "$x" "$VB_DEB_VERSION")
 	[ -n "$xsha" ] || die "$x=$VB_DEB_VERSION is not served (needed with $VB_DEB_PKG)"
-	EXTRA_DEBS+=("$(deb_fetch "$VARIANT" "$VB_DEB_SUITE" "$x" "$VB_DEB_VERSION" "$xsha")") ||
+	# not inside the array assignment: its status would hide a failure
+	xdeb=$(deb_fetch "$VARIANT" "$VB_DEB_SUITE" "$x" "$VB_DEB_VERSION" "$xsha") ||
 		exit 1
+	EXTRA_DEBS+=("$xdeb")
 done
 
 stage=$VB_CACHE/kernels/.tmp-$VARIANT-$HASH-$$

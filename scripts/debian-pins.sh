@@ -79,24 +79,34 @@ deb_sha256() {
 		awk '/^SHA256:/ { print $2; exit }'
 }
 
-# deb_newest SUITE GLOB PREFIX: "PKG VERSION" of the newest version of
-# any package named by GLOB whose version starts with PREFIX.
-deb_newest() {
-	local suite=$1 glob=$2 prefix=$3 best_p= best_v= p v re
+# deb_versions SUITE GLOB PREFIX: "VERSION PKG" of every version of any
+# package named by GLOB whose version starts with PREFIX, oldest first.
+deb_versions() {
+	local suite=$1 glob=$2 prefix=$3 p v re
 
 	# the glob as an anchored regex: * is any run of characters
 	re="^$(printf '%s' "$glob" | sed 's/[.+]/\\&/g; s/\*/.*/g')\$"
+	apt_q "$suite" apt-cache pkgnames "${glob%%\**}" 2>/dev/null | sort -u |
 	while read -r p; do
 		[[ "$p" =~ $re ]] || continue
+		apt_q "$suite" apt-cache madison "$p" 2>/dev/null |
+			awk -F'|' '{ gsub(/ /, "", $2); print $2 }' | sort -u |
 		while read -r v; do
-			case "$v" in "$prefix"*) ;; *) continue ;; esac
-			if [ -z "$best_v" ] ||
-			    dpkg --compare-versions "$v" gt "$best_v"; then
-				best_p=$p best_v=$v
-			fi
-		done < <(apt_q "$suite" apt-cache madison "$p" 2>/dev/null |
-			awk -F'|' '{ gsub(/ /, "", $2); print $2 }' | sort -u)
-	done < <(apt_q "$suite" apt-cache pkgnames "${glob%%\**}" 2>/dev/null | sort -u)
+			case "$v" in "$prefix"*) echo "$v $p" ;; esac
+		done
+	done | sort -V
+}
+
+# deb_newest SUITE GLOB PREFIX: "PKG VERSION" of the newest of them, by
+# dpkg's ordering (sort -V does not know that ~ sorts first).
+deb_newest() {
+	local v p best_v= best_p=
+
+	while read -r v p; do
+		if [ -z "$best_v" ] || dpkg --compare-versions "$v" gt "$best_v"; then
+			best_v=$v best_p=$p
+		fi
+	done < <(deb_versions "$@")
 	[ -n "$best_v" ] && echo "$best_p $best_v"
 }
 

@@ -22,19 +22,11 @@ status=0
 # newer SUITE GLOB PREFIX VERSION: "PKG=VER" of every version of the
 # series newer than VERSION, newest last
 newer() {
-	local suite=$1 glob=$2 prefix=$3 ver=$4 re p v
+	local v p
 
-	re="^$(printf '%s' "$glob" | sed 's/[.+]/\\&/g; s/\*/.*/g')\$"
-	apt_q "$suite" apt-cache pkgnames "${glob%%\**}" 2>/dev/null | sort -u |
-	while read -r p; do
-		[[ "$p" =~ $re ]] || continue
-		apt_q "$suite" apt-cache madison "$p" 2>/dev/null |
-			awk -F'|' '{ gsub(/ /, "", $2); print $2 }' | sort -u |
-		while read -r v; do
-			case "$v" in "$prefix"*) ;; *) continue ;; esac
-			dpkg --compare-versions "$v" gt "$ver" && echo "$v $p=$v"
-		done
-	done | sort -V | cut -d" " -f2 | paste -sd" " -
+	deb_versions "$1" "$2" "$3" | while read -r v p; do
+		dpkg --compare-versions "$v" gt "$4" && echo "$p=$v"
+	done | paste -sd' ' -
 }
 
 # served_word SUITE PKG VER: "served" or "NOT served"
