@@ -11,10 +11,14 @@
 #                         [--max-other CORES] [--max-steal PCT]
 #                         [--icount-sleep on|off] [--aslr on|off]
 #                         [--sched-features LIST] [--guest-write LIST]
-#                         [--profile]
+#                         [--profile] [--series X.Y]
 #   scripts/experiment.sh --resummarize DIR
 #
 # Three kernel states (baseline, p1-3, patched; scripts/kernel-build.sh).
+# --series X.Y: the states of that series (kernel variants baseline-X.Y,
+# p1-3-X.Y, patched-X.Y; kernel-patches/vX.Y on the base pinned in
+# scripts/config/kernel-sources); default the lab's default series.  The
+# states keep their names, each carries its variant and exact base.
 # N rounds; each round boots one fresh guest per state (2 vCPUs) and runs
 # tests/guest/experiment-run.sh there; round i runs baseline, p1-3,
 # patched, round i+1 the reverse, so every comparison gets N pairs with
@@ -163,7 +167,7 @@ STATES=(baseline p1-3 patched)
 QUICK=0 PAIRS= PAYLOADS= LABEL= OUT= SCALE= CAP= RTT_COUNT= TRACE=1 MODE=loopback
 TRACE_ROUNDS=
 CLOCK=wall XSECS= TCP=1 MAX_OTHER= MAX_STEAL= ISLEEP= ASLR=on SCHEDF= GWRITES=
-PROFILE=0 RESUM=
+PROFILE=0 RESUM= SERIES=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) QUICK=1 ;;
@@ -188,6 +192,7 @@ while [ $# -gt 0 ]; do
 	--profile) PROFILE=1 ;;
 	--guest-write) GWRITES=${2-}; shift ;;
 	--resummarize) RESUM=${2-}; shift ;;
+	--series) SERIES=${2-}; shift ;;
 	-h|--help) usage 0 ;;
 	*) echo "${0##*/}: unknown argument '$1'" >&2; usage ;;
 	esac
@@ -394,6 +399,11 @@ if [ -n "$RESUM" ]; then
 fi
 
 # ------------------------------------------------------------- settings
+# an unpinned series, or one without kernel-patches/vX.Y: variant_spec's
+# one-line reason
+if [ -n "$SERIES" ]; then
+	variant_spec "patched-$SERIES" || exit 2
+fi
 case $MODE in
 loopback) lsuf= ;;
 h2g) lsuf=-h2g
@@ -517,9 +527,10 @@ states_json='[]'
 declare -A KDIR
 for st in "${STATES[@]}"; do
 	log "kernel $st"
-	k=$("$VB_ROOT/scripts/kernel-build.sh" "$st") || die "$st: kernel build failed"
+	var=$st${SERIES:+-$SERIES}
+	k=$("$VB_ROOT/scripts/kernel-build.sh" "$var") || die "$var: kernel build failed"
 	KDIR[$st]=$k
-	variant_spec "$st"
+	variant_spec "$var"
 	mapfile -t pp < <(series_patches)
 	[ "$VB_NPATCHES" = all ] || pp=("${pp[@]:0:$VB_NPATCHES}")
 	names=$(for f in "${pp[@]}"; do basename "$f"; done | jq -R . | jq -s -c .)
@@ -528,7 +539,8 @@ for st in "${STATES[@]}"; do
 	base=$(sed -n 's/^base //p' "$k/info")
 	states_json=$(jq -c --arg n "$st" --arg d "$k" --arg h "${k##*-}" \
 		--arg v "$ver" --argjson p "$names" --arg b "$base" \
-		'. + [{name: $n, kernel_dir: $d, kernel_hash: $h, kernel_version: $v, base: $b, patches: $p}]' \
+		--arg var "$var" \
+		'. + [{name: $n, variant: $var, kernel_dir: $d, kernel_hash: $h, kernel_version: $v, base: $b, patches: $p}]' \
 		<<<"$states_json")
 done
 
@@ -613,6 +625,7 @@ write_manifest() {
 	local el=$(($(date +%s) - t0))
 	jq -n --arg lbl "$LABEL" --arg date "$DATE" --argjson quick "$QUICK" \
 		--argjson pairs "$1" --argjson planned "$PAIRS" --arg cmd "$cmd" \
+		--arg series "${SERIES:-$VB_DEFAULT_SERIES}" \
 		--argjson states "$states_json" \
 		--argjson machine "$machine" --argjson exp "$experiment" \
 		--argjson runs "$runs_json" --arg started "$started" \
@@ -621,7 +634,7 @@ write_manifest() {
 		--argjson payloads "$(printf '%s\n' "${PL[@]}" | jq -s -c .)" \
 		--argjson rtt "$(printf '%s\n' "${RTT[@]}" | jq -s -c 'map(select(. != null))')" \
 		'{"label": $lbl, date: $date, quick: ($quick == 1), pairs: $pairs,
-		  pairs_planned: $planned, command: $cmd,
+		  pairs_planned: $planned, command: $cmd, series: $series,
 		  states: $states, machine: ($machine + {loadavg_end: $load}), experiment: $exp,
 		  payloads: $payloads, rtt_sizes: $rtt, started: $started, finished: $finished,
 		  elapsed_s: $el, runs: $runs}' >"$OUT/manifest.json.tmp" &&

@@ -181,7 +181,7 @@ build_vsock_tests() {
 	# shellcheck disable=SC2086
 	gcc $cflags -o "$t/vsock_test" "$s/vsock_test.c" \
 		"$s/vsock_test_zerocopy.c" "$s/timeout.c" "$s/control.c" \
-		"$s/util.c" "$s/msg_zerocopy_common.c"
+		"$s/util.c" "$s/msg_zerocopy_common.c" -lpthread
 	# shellcheck disable=SC2086
 	gcc $cflags -o "$t/vsock_perf" "$s/vsock_perf.c" \
 		"$s/msg_zerocopy_common.c"

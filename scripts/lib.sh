@@ -133,6 +133,11 @@ variant_spec() {
 		return 2 ;;
 	esac
 	base_spec "$series" || return
+	# A series may need to override guest.config (last word wins):
+	# guest-X.Y.config
+	if [ -f "$VB_CONFIG_DIR/guest-$series.config" ]; then
+		VB_FRAGMENTS="$VB_FRAGMENTS $VB_CONFIG_DIR/guest-$series.config"
+	fi
 	# patched-X.Y without kernel-patches/vX.Y must not quietly build a
 	# baseline
 	if [ "$VB_NPATCHES" != 0 ] && [ ! -f "$VB_PATCH_DIR/series" ]; then

@@ -23,7 +23,12 @@ mkdir -p "$OUT"
 # Guest tests per kernel.  Tests whose script is not in tests/guest/ yet
 # are reported as missing, not silently skipped.
 tests_for() {
+	# vsock namespaces (7.0): same addresses in two namespaces
 	case "$1" in
+	debian-*) ;;
+	*-7.*) echo "netns-flows.sh" ;;
+	esac
+	case "$(variant_kind "$1")" in
 	baseline|patched)
 		echo "vsock_test.sh stress.sh tracer.sh tracer-kprobe.sh" \
 			"sigint-loop.sh bench-smoke.sh sockmap.sh" \
@@ -46,6 +51,25 @@ tests_for() {
 
 # Extra guest environment per kernel.  Debian's kernels run no patches:
 # the tracer must call them baseline.
+# The variant without its series suffix (patched-7.2 -> patched): the
+# tests are the same on every series.
+variant_kind() {
+	case "$1" in
+	debian-*) echo "$1" ;;
+	*) echo "${1%-[0-9]*.[0-9]*}" ;;
+	esac
+}
+
+# The variants of $VARIANTS whose kind is one of the arguments.
+variants_of() {
+	local v k
+	for v in $VARIANTS; do
+		for k in "$@"; do
+			[ "$(variant_kind "$v")" = "$k" ] && echo "$v"
+		done
+	done
+}
+
 guest_env() {
 	case "$1" in
 	debian-*) echo "VB_NO_VSOCK=1 EXPECT=baseline" ;;
@@ -96,15 +120,17 @@ for v in $VARIANTS; do
 done
 
 # The series must not change what the stress test sees: same per-flow
-# verdicts on baseline and patched.
-if [ -f "$OUT/baseline/stress.json" ] && [ -f "$OUT/patched/stress.json" ]; then
-	if "$ROOT/tests/stress-verdicts-equal.sh" "$OUT/baseline/stress.json" \
-	    "$OUT/patched/stress.json"; then
-		verdict PASS "stress verdicts identical on baseline and patched"
+# verdicts on baseline and patched of each series.
+for b in $(variants_of baseline); do
+	p=patched${b#baseline}
+	[ -f "$OUT/$b/stress.json" ] && [ -f "$OUT/$p/stress.json" ] || continue
+	if "$ROOT/tests/stress-verdicts-equal.sh" "$OUT/$b/stress.json" \
+	    "$OUT/$p/stress.json"; then
+		verdict PASS "stress verdicts identical on $b and $p"
 	else
-		verdict FAIL "stress verdicts differ between baseline and patched"
+		verdict FAIL "stress verdicts differ between $b and $p"
 	fi
-fi
+done
 
 # The AB/BA experiment pipeline end to end (the --quick matrix:
 # baseline, p1-3 and patched guests, one pair, tiny transfers): every
@@ -136,8 +162,7 @@ fi
 # guest RX worker (virtio_transport_rx_work) that loopback never runs.
 # 64 B packets, so the batched kernel must show runs longer than one.
 if [ "${VB_CHECK_VHOST_USER:-1}" = 1 ]; then
-	for v in baseline patched; do
-		case " $VARIANTS " in *" $v "*) ;; *) continue ;; esac
+	for v in $(variants_of baseline patched); do
 		echo "--- vhost-user smoke: $v"
 		if "$ROOT/tests/vhost-user-smoke.sh" -k "$v" -p 64 \
 		    -o "$OUT/vhost-user-$v" >"$OUT/vhost-user-$v.log" 2>&1; then
@@ -160,7 +185,7 @@ if [ "${VB_CHECK_VHOST_USER:-1}" = 1 ]; then
 		fi
 		# One back-end (--reconnect) for two QEMU guests in turn, then
 		# SIGTERM (exit 0, socket files gone).  23 s on baseline at load 17.
-		if [ "$v" = baseline ]; then
+		if [ "$(variant_kind "$v")" = baseline ]; then
 			if "$ROOT/tests/vhost-user-reconnect.sh" -k "$v" -o "$OUT/vu-reconnect-$v" \
 			    >"$OUT/vu-reconnect-$v.log" 2>&1; then
 				verdict PASS "$v: vhost-user back-end --reconnect serves two guests in turn"
@@ -176,8 +201,7 @@ if [ "${VB_CHECK_VHOST_USER:-1}" = 1 ]; then
 	# socket), the receiver must see the reset, and after rebinding 1 MiB
 	# must arrive whole (tests/guest/h2g-reset.sh).  Measured per kernel:
 	# baseline 17 s, patched 13 s (load average 9), debug 24 s (load 13).
-	for v in baseline patched debug; do
-		case " $VARIANTS " in *" $v "*) ;; *) continue ;; esac
+	for v in $(variants_of baseline patched debug); do
 		echo "--- device removal during a transfer: $v"
 		vu=$ROOT/build/vhost-user-vsock
 		send="'$vu' send --retry 60 --uds \"\$VB_UDS\" --port 1240"
@@ -203,19 +227,17 @@ if [ "${VB_CHECK_VHOST_USER:-1}" = 1 ]; then
 	# host: 108 s and 109 s, 120 s after merging main's send changes (67 s
 	# at quarter sizes; the default sizes took 390 s when first measured).
 	# -t 600 leaves room for a busy host.
-	case " $VARIANTS " in
-	*" debug "*)
-		echo "--- vhost-user smoke: debug"
+	for v in $(variants_of debug); do
+		echo "--- vhost-user smoke: $v"
 		if VB_VU_N1=2M VB_VU_N2=8M VB_VU_N3=4M VB_VU_N4=16K "$ROOT/tests/vhost-user-smoke.sh" \
-		    -k debug -p 64 -t 600 -o "$OUT/vhost-user-debug" \
-		    >"$OUT/vhost-user-debug.log" 2>&1; then
-			verdict PASS "debug: vhost-user host<->guest smoke, no splat"
+		    -k "$v" -p 64 -t 600 -o "$OUT/vhost-user-$v" \
+		    >"$OUT/vhost-user-$v.log" 2>&1; then
+			verdict PASS "$v: vhost-user host<->guest smoke, no splat"
 		else
-			tail -n 15 "$OUT/vhost-user-debug.log"
-			verdict FAIL "debug: vhost-user smoke ($OUT/vhost-user-debug.log)"
+			tail -n 15 "$OUT/vhost-user-$v.log"
+			verdict FAIL "$v: vhost-user smoke ($OUT/vhost-user-$v.log)"
 		fi
-		;;
-	esac
+	done
 fi
 
 # vsockbatch advise (issue 13): every rule on a lab scenario where it must

@@ -140,7 +140,7 @@ int main(int argc, char **argv)
 	key = stress_flow_key(seed, 0);
 
 	if (sending) {
-		fd = bench_vsock_connect(cid, port, 0, 30.0);
+		fd = bench_vsock_connect(cid, port, -1U, 0, 30.0);
 		if (fd < 0) {
 			fprintf(stderr, PROG ": connect %llu:%llu: %s\n", (unsigned long long)cid,
 				(unsigned long long)port, strerror(-fd));

@@ -28,6 +28,7 @@ static void usage(FILE *f)
 "  --cid CID          peer context id (1 = loopback, 2 = host); also --sender\n"
 "  --tcp[=ADDR]       TCP over IPv4 to ADDR (default 127.0.0.1) instead of vsock\n"
 "  --port PORT        peer port (default 1234)\n"
+"  --src-port PORT    bind the local end to PORT first (vsock only)\n"
 "  --bytes SIZE       total bytes to send (default 64M)\n"
 "  --seconds T        instead: send whole writes until T seconds have passed\n"
 "                     (like iperf -t; the transfer lasts >= T at any rate)\n"
@@ -43,7 +44,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-	enum { O_CID = 1, O_BYTES, O_BUF, O_SECONDS };
+	enum { O_CID = 1, O_BYTES, O_BUF, O_SECONDS, O_SRC_PORT };
 	static const struct option opts[] = {
 		{ "cid", required_argument, NULL, O_CID },
 		{ "sender", required_argument, NULL, O_CID },
@@ -51,6 +52,7 @@ int main(int argc, char **argv)
 		{ "bytes", required_argument, NULL, O_BYTES },
 		{ "buf-size", required_argument, NULL, O_BUF },
 		{ "seconds", required_argument, NULL, O_SECONDS },
+		{ "src-port", required_argument, NULL, O_SRC_PORT },
 		BENCH_OPT_VSK,
 		BENCH_OPT_CPU,
 		BENCH_OPT_RETRY,
@@ -88,12 +90,19 @@ int main(int argc, char **argv)
 		case O_BUF:
 			buf_size = bench_arg_size(&a, "buf-size", optarg, 1, 1ULL << 30);
 			break;
+		case O_SRC_PORT:
+			/* VMADDR_PORT_ANY (-1U) is "any": not a port */
+			a.src_port = bench_arg_u64(&a, "src-port", optarg,
+						   UINT32_MAX - 1);
+			break;
 		}
 	}
 	if (!have_cid && !a.tcp)
 		bench_usage_error(&a, "--cid (or --tcp) is required");
 	if (have_cid && a.tcp)
 		bench_usage_error(&a, "--cid is the vsock peer: not with --tcp");
+	if (a.tcp && a.src_port != -1U)
+		bench_usage_error(&a, "--src-port is for vsock: not with --tcp");
 	if (have_bytes && seconds > 0)
 		bench_usage_error(&a, "give --bytes or --seconds, not both");
 	if (seconds > 0)

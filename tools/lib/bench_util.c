@@ -267,6 +267,7 @@ void bench_args_init(struct bench_args *a, const char *prog,
 	a->usage = usage;
 	a->port = port;
 	a->retry = 5.0;
+	a->src_port = -1U;	/* VMADDR_PORT_ANY */
 }
 
 void bench_usage_error(const struct bench_args *a, const char *fmt, ...)

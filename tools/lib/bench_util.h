@@ -122,6 +122,7 @@ struct bench_args {
 	int have_retry;
 	int tcp;		/* --tcp given */
 	uint32_t tcp_addr;	/* its IPv4 address, network order */
+	unsigned int src_port;	/* vsock local port, -1U: the kernel's */
 };
 
 /* Defaults: the given port, retry 5 s, vsock, nothing else set. */

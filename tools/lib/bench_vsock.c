@@ -91,8 +91,14 @@ int bench_vsock_accept(int lfd)
 }
 
 int bench_vsock_connect(unsigned int cid, unsigned int port,
-			uint64_t vsk_size, double retry_s)
+			unsigned int src_port, uint64_t vsk_size,
+			double retry_s)
 {
+	struct sockaddr_vm local = {
+		.svm_family = AF_VSOCK,
+		.svm_cid = VMADDR_CID_ANY,
+		.svm_port = src_port,
+	};
 	const struct timespec pause = { .tv_nsec = 20 * 1000 * 1000 };
 	uint64_t deadline = bench_now_ns() + (uint64_t)(retry_s * 1e9);
 	struct sockaddr_vm addr;
@@ -110,6 +116,11 @@ int bench_vsock_connect(unsigned int cid, unsigned int port,
 			err = bench_vsock_set_buffer(fd, vsk_size, NULL);
 			if (err)
 				break;
+		}
+		if (src_port != VMADDR_PORT_ANY &&
+		    bind(fd, (struct sockaddr *)&local, sizeof(local))) {
+			err = -errno;
+			break;
 		}
 		if (!connect(fd, (struct sockaddr *)&addr, sizeof(addr)))
 			return fd;
@@ -252,7 +263,7 @@ int bench_sock_connect_report(const struct bench_args *a, uint64_t cid)
 			 (unsigned long long)a->port);
 	} else {
 		fd = bench_vsock_connect((unsigned int)cid, (unsigned int)a->port,
-					 a->vsk_size, a->retry);
+					 a->src_port, a->vsk_size, a->retry);
 		snprintf(peer, sizeof(peer), "%llu:%llu", (unsigned long long)cid,
 			 (unsigned long long)a->port);
 	}

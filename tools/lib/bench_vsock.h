@@ -33,10 +33,13 @@ int bench_vsock_accept(int lfd);
  * Connect to cid:port.  vsk_size as above.  While the peer is not
  * listening yet (ECONNREFUSED/ECONNRESET), retry every 20 ms for up to
  * retry_s seconds: scripts start the receiver in the background and the
- * sender right after, without a race.
+ * sender right after, without a race.  src_port: bind the local end to
+ * this port first (VMADDR_PORT_ANY: the kernel picks one), so that a
+ * test can give two connections the same address pair.
  */
 int bench_vsock_connect(unsigned int cid, unsigned int port,
-			uint64_t vsk_size, double retry_s);
+			unsigned int src_port, uint64_t vsk_size,
+			double retry_s);
 
 /*
  * Set SO_VM_SOCKETS_BUFFER_MAX_SIZE, then SO_VM_SOCKETS_BUFFER_SIZE (in
