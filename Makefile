@@ -107,7 +107,7 @@ Q = @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-.PHONY: all deps check unit-check lab-check guest-check lab experiment clean kernels
+.PHONY: all deps check check-full unit-check lab-check guest-check lab experiment clean kernels
 all: $(BPF_OBJS) $(BPF_SKELS) $(if $(LOADER_SRCS),$(OUTPUT)/vsockbatch \
 	$(OUTPUT)/vsockbatch-top) $(if $(LAB_SRCS),$(OUTPUT)/vsockbatch-lab) \
 	$(BENCH_BINS) $(PROG_BINS) \
@@ -282,6 +282,11 @@ check: deps
 	$(Q)VB_REQUIRE_LAB_KERNELS=1 $(MAKE) --no-print-directory unit-check
 	$(Q)$(MAKE) --no-print-directory lab-check
 	$(Q)$(MAKE) --no-print-directory guest-check
+
+# make check plus the 7.2 debug kernel (lockdep + KASAN) in the guest
+# tests (tests/run-guest-tests.sh, VB_CHECK_FULL).
+check-full:
+	$(Q)VB_CHECK_FULL=1 $(MAKE) --no-print-directory check
 
 kernels: deps
 	$(Q)./scripts/kernel-build.sh baseline >/dev/null

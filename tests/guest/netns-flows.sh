@@ -31,22 +31,24 @@ if [ ! -f /proc/sys/net/vsock/child_ns_mode ]; then
 	exit 1
 fi
 
-# flow NAME BYTES: in a new namespace (a child of the one this runs in,
-# so "local"), a receiver on 1234 and a sender from port 4000 to it.
+# flow NAME BYTES CPU: in a new namespace (a child of the one this runs
+# in, so "local"), a receiver on 1234 and a sender from port 4000 to it,
+# pinned to CPU: the two senders on two vCPUs fill the loopback queue at
+# the same time, so the worker's list alternates between the flows.
 # Writes $out/NAME.{mode,recv,send}; exit 0 when both ends are content.
 flow() {
 	unshare -n sh -c '
-		out=$1 name=$2 bytes=$3
+		out=$1 name=$2 bytes=$3 cpu=$4
 		cat /proc/sys/net/vsock/ns_mode >"$out/$name.mode"
-		vb-recv --port 1234 --expect-bytes "$bytes" --cpu 0 \
+		vb-recv --port 1234 --expect-bytes "$bytes" \
 			>"$out/$name.recv" 2>&1 &
 		r=$!
-		vb-sender --cid 1 --port 1234 --src-port 4000 --cpu 1 \
+		vb-sender --cid 1 --port 1234 --src-port 4000 --cpu "$cpu" \
 			--bytes "$bytes" --buf-size 64 >"$out/$name.send" 2>&1
 		s=$?
 		wait $r
 		rr=$?
-		[ $s -eq 0 ] && [ $rr -eq 0 ]' flow "$out" "$1" "$2"
+		[ $s -eq 0 ] && [ $rr -eq 0 ]' flow "$out" "$1" "$2" "$3"
 }
 
 # In a namespace of its own (global, like its parent) whose children are
@@ -54,9 +56,9 @@ flow() {
 # other tests of this boot may need it.  Both flows at once.
 if [ "${1:-}" = --flows ]; then
 	echo local >/proc/sys/net/vsock/child_ns_mode || exit 3
-	flow a "$b1" &
+	flow a "$b1" 0 &
 	pa=$!
-	flow b "$b2" &
+	flow b "$b2" 1 &
 	pb=$!
 	wait $pa
 	ra=$?

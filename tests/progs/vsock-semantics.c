@@ -457,10 +457,16 @@ static int case_enobufs(void)
 	/* Shrink the buffer, give packets sent under the old credit time to
 	 * arrive, and grow it again so that the sender resumes, until the
 	 * transport resets the connection.  Whether a packet is in flight at
-	 * the moment of a shrink is a race, so it takes a few rounds.
+	 * the moment of a shrink is a race, so it takes a few rounds.  Each
+	 * round also reads up to 256 KiB: a sender that used up all 2 MiB
+	 * before the first shrink (a slow receiver on a busy host) gets
+	 * credit again with the next grow's credit update, and streams
+	 * into the next shrink.  Without it such a sender never resumed and
+	 * no round could see a packet in flight.
 	 */
 	for (rounds = 1; rounds <= 500; rounds++) {
 		struct pollfd p = { .fd = rx, .events = POLLIN };
+		uint64_t drained = 0;
 
 		if (setsockopt(rx, AF_VSOCK, SO_VM_SOCKETS_BUFFER_SIZE, &small,
 			       sizeof(small)))
@@ -472,6 +478,22 @@ static int case_enobufs(void)
 			       sizeof(big)))
 			break;
 		usleep(2000);
+		while (drained < (256 << 10)) {
+			ssize_t r = recv(rx, buf, sizeof(buf), MSG_DONTWAIT);
+			size_t i;
+
+			if (r <= 0)
+				break;
+			i = byte_pattern_check(buf, r, got, SALT);
+			if (i < (size_t)r) {
+				ret = FAIL("byte %" PRIu64
+					   " wrong before the reset", got + i);
+				pthread_cancel(t);
+				goto join;
+			}
+			got += r;
+			drained += r;
+		}
 	}
 	for (;;) {
 		ssize_t r = recv(rx, buf, sizeof(buf), 0);
