@@ -139,7 +139,9 @@
 #
 # Output: results/<UTC date>-<label>/ (or --out DIR): manifest.json, one
 # directory per run (runs/rNN-STATE: console.log, samples.jsonl, raw/,
-# traced/, env.txt, host-xfer.{tsv,jsonl}), summary.json, report.md
+# traced/, env.txt, host-xfer.{tsv,jsonl}) - packed at the end, with the
+# set's other raw files, into raw.tar.xz (scripts/results-raw.sh; unpack
+# to read them) -, summary.json, report.md
 # (with vsock beside TCP, efficiency, host load and exclusions),
 # summary.txt (the headline
 # table), plots/*.{dat,svg,png}, host-load.txt (the host's load average
@@ -382,6 +384,10 @@ icount_samples() {
 
 if [ -n "$RESUM" ]; then
 	[ -f "$RESUM/manifest.json" ] || { echo "${0##*/}: $RESUM/manifest.json not found" >&2; exit 2; }
+	# a packed set's runs back on disk for the summary (packed again below)
+	if [ -f "$RESUM/raw.tar.xz" ]; then
+		"$VB_ROOT/scripts/results-raw.sh" extract "$RESUM" || exit 1
+	fi
 	if [ "$(jq -r '.experiment.clock // "wall"' "$RESUM/manifest.json")" = icount ]; then
 		for d in $(jq -r '.runs[] | select(.status == 0) | .dir' "$RESUM/manifest.json"); do
 			icount_samples "$RESUM/$d" || echo "${0##*/}: $RESUM/$d: instruction samples failed" >&2
@@ -389,8 +395,10 @@ if [ -n "$RESUM" ]; then
 				echo "${0##*/}: $RESUM/$d: block profile failed" >&2
 		done
 	fi
-	summarize "$RESUM"
-	exit $?
+	rc=0
+	summarize "$RESUM" || rc=1
+	"$VB_ROOT/scripts/results-raw.sh" pack "$RESUM" || rc=1
+	exit $rc
 fi
 
 # ------------------------------------------------------------- settings
@@ -740,7 +748,12 @@ done
 elapsed=$(($(date +%s) - t0))
 log "all runs done in $(fmt_t $elapsed) ($failed failed)"
 
-summarize "$OUT" || exit 1
-echo "results: $OUT (report.md, summary.json, plots/)"
-[ $failed -eq 0 ] || exit 1
-exit 0
+rc=0
+summarize "$OUT" || rc=1
+# The runs' raw files into one archive, SET/raw.tar.xz: what a clone
+# carries of a set is its plain files and that (scripts/results-raw.sh;
+# --resummarize unpacks it again).
+"$VB_ROOT/scripts/results-raw.sh" pack "$OUT" || rc=1
+echo "results: $OUT (report.md, summary.json, plots/, raw.tar.xz)"
+[ $failed -eq 0 ] || rc=1
+exit $rc

@@ -5,6 +5,7 @@
 #
 #   scripts/results-raw.sh pack SET...       raw files -> SET/raw.tar.xz
 #   scripts/results-raw.sh unpack SET DEST   plain files + archive -> DEST
+#   scripts/results-raw.sh extract SET       archive -> SET, archive removed
 #   scripts/results-raw.sh cat SET MEMBER    one member on stdout
 #   scripts/results-raw.sh list SET          the archive's member names
 #   scripts/results-raw.sh plain RELPATH     exit 0 when RELPATH stays plain
@@ -24,6 +25,8 @@
 # unpack: into DEST (made if missing, must be empty): the set's plain
 # files copied, the archive's members extracted; a reader works on DEST
 # as on an unpacked set.
+# extract: the archive's members back into SET (experiment.sh
+# --resummarize rewrites them, then packs again).
 # Exit: 0 done; 1 a failure (archive unreadable, tar/xz failed); 2 usage.
 set -euo pipefail
 
@@ -108,6 +111,14 @@ unpack() {
 		{ echo "$me: $set/$ARCHIVE: cannot unpack" >&2; return 1; }
 }
 
+extract() {
+	local set=$1
+	[ -f "$set/$ARCHIVE" ] || { echo "$me: $set/$ARCHIVE: no such archive" >&2; return 1; }
+	xz -dc "$set/$ARCHIVE" | tar -xf - -C "$set" ||
+		{ echo "$me: $set/$ARCHIVE: cannot unpack" >&2; return 1; }
+	rm -f "$set/$ARCHIVE"
+}
+
 [ $# -ge 1 ] || usage
 cmd=$1
 shift
@@ -118,6 +129,9 @@ pack)
 unpack)
 	[ $# -eq 2 ] || usage
 	unpack "$1" "$2" ;;
+extract)
+	[ $# -eq 1 ] || usage
+	extract "$1" ;;
 cat)
 	[ $# -eq 2 ] || usage
 	[ -f "$1/$ARCHIVE" ] || { echo "$me: $1/$ARCHIVE: no such archive" >&2; exit 1; }
