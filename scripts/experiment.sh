@@ -382,23 +382,24 @@ icount_samples() {
 	fi
 }
 
-if [ -n "$RESUM" ]; then
-	[ -f "$RESUM/manifest.json" ] || { echo "${0##*/}: $RESUM/manifest.json not found" >&2; exit 2; }
-	# a packed set's runs back on disk for the summary (packed again below)
-	if [ -f "$RESUM/raw.tar.xz" ]; then
-		"$VB_ROOT/scripts/results-raw.sh" extract "$RESUM" || exit 1
-	fi
-	if [ "$(jq -r '.experiment.clock // "wall"' "$RESUM/manifest.json")" = icount ]; then
-		for d in $(jq -r '.runs[] | select(.status == 0) | .dir' "$RESUM/manifest.json"); do
-			icount_samples "$RESUM/$d" || echo "${0##*/}: $RESUM/$d: instruction samples failed" >&2
-			[ ! -f "$RESUM/$d/profile.tsv.gz" ] || profile_keep "$RESUM/$d" ||
-				echo "${0##*/}: $RESUM/$d: block profile failed" >&2
+# resummarize DIR: the derived samples made again, then the summary
+resummarize() {
+	local d
+	if [ "$(jq -r '.experiment.clock // "wall"' "$1/manifest.json")" = icount ]; then
+		for d in $(jq -r '.runs[] | select(.status == 0) | .dir' "$1/manifest.json"); do
+			icount_samples "$1/$d" || echo "${0##*/}: $1/$d: instruction samples failed" >&2
+			[ ! -f "$1/$d/profile.tsv.gz" ] || profile_keep "$1/$d" ||
+				echo "${0##*/}: $1/$d: block profile failed" >&2
 		done
 	fi
-	rc=0
-	summarize "$RESUM" || rc=1
-	"$VB_ROOT/scripts/results-raw.sh" pack "$RESUM" || rc=1
-	exit $rc
+	summarize "$1"
+}
+
+if [ -n "$RESUM" ]; then
+	[ -f "$RESUM/manifest.json" ] || { echo "${0##*/}: $RESUM/manifest.json not found" >&2; exit 2; }
+	# a packed set's runs back on disk, packed again after
+	raw_inplace "$RESUM" resummarize "$RESUM"
+	exit $?
 fi
 
 # ------------------------------------------------------------- settings

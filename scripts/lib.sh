@@ -288,3 +288,19 @@ raw_open() {
 		{ echo "$set/raw.tar.xz: no member ${rel:-.}" >&2; return 1; }
 	echo "$cache/$key${rel:+/$rel}"
 }
+
+# raw_inplace DIR COMMAND...: COMMAND with DIR's raw files on disk (a
+# re-summary rewrites them): a packed set's archive is extracted into DIR
+# first, and DIR packed again after, whatever COMMAND's status, which is
+# returned (1 when packing fails).
+raw_inplace() {
+	local dir=$1 rc=0
+
+	shift
+	if [ -f "$dir/raw.tar.xz" ]; then
+		"$VB_ROOT/scripts/results-raw.sh" extract "$dir" || return 1
+	fi
+	"$@" || rc=$?
+	"$VB_ROOT/scripts/results-raw.sh" pack "$dir" || rc=1
+	return $rc
+}

@@ -358,9 +358,7 @@ outcome $? "icount-tables: h2g-icount-sleep-8p, change, paired-spread and host-c
 # a transfer the host-load rule excluded leaves the spread tables: mark
 # round 0's 1 KiB transfers excluded in a copy, and n falls from 8 to 7
 ict=$tmp/ict-set
-mkdir -p "$ict"
-(cd "$ROOT/results/2026-12-01-h2g-icount-sleep-8p" && cp manifest.json "$ict/" &&
-	for d in runs/*/; do mkdir -p "$ict/$d" && cp "$d/samples.jsonl" "$ict/$d"; done)
+"$ROOT/scripts/results-raw.sh" unpack "$ROOT/results/2026-12-01-h2g-icount-sleep-8p" "$ict"
 jq '(.host_load.per_transfer[] | select(.round == 0 and .xfer == "fixed.1024") | .excluded) = true' \
 	"$ROOT/results/2026-12-01-h2g-icount-sleep-8p/summary.json" >"$ict/summary.json"
 "$ROOT/scripts/icount-tables.sh" "$ict" >"$tmp/ict-x.md" 2>"$tmp/err" &&
