@@ -55,7 +55,8 @@ LOADER_OBJS := $(patsubst %.c,$(OUTPUT)/obj/%.o,$(LOADER_SRCS))
 # Everything of the loader but main(), for the unit tests.
 LOADER_LIB_OBJS := $(filter-out $(OUTPUT)/obj/tools/vsockbatch/main.o,$(LOADER_OBJS))
 
-# The lab program reads the tracer's results files: it links results.o.
+# The lab program reads the tracer's results files: it links results.o
+# (and zread.o, which reads them gzip- or zstd-compressed).
 LAB_SRCS   := $(wildcard tools/lab/*.c)
 LAB_OBJS   := $(patsubst %.c,$(OUTPUT)/obj/%.o,$(LAB_SRCS))
 LAB_LIB_OBJS := $(filter-out $(OUTPUT)/obj/tools/lab/main.o,$(LAB_OBJS))
@@ -169,7 +170,8 @@ $(OUTPUT)/vsockbatch-top: $(OUTPUT)/vsockbatch
 	$(Q)ln -sf vsockbatch $@
 
 # The lab's commands (experiment statistics, CO-RE check); runs on the host.
-$(OUTPUT)/vsockbatch-lab: $(LAB_OBJS) $(OUTPUT)/obj/tools/vsockbatch/results.o $(LIBVB)
+$(OUTPUT)/vsockbatch-lab: $(LAB_OBJS) $(OUTPUT)/obj/tools/vsockbatch/results.o \
+		$(OUTPUT)/obj/tools/vsockbatch/zread.o $(LIBVB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(STATIC_LDFLAGS) $^ $(BPF_LIBS) -ljansson -lm -o $@
 
