@@ -45,11 +45,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[128];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
+	return test_rm_rf(tmpdir);
 }
 
 static char *path_of(const char *name)
@@ -172,132 +169,134 @@ static void test_kind_by_magic(void **state)
 	assert_int_equal(vb_zkind_of("", 0), VB_Z_PLAIN);
 }
 
+/* The fixture plain, gzipped and zstd-compressed, and as loaded. */
+struct fix {
+	char *text, *plain, *want;
+	struct blob g, z;
+};
+
+static void fix_make(struct fix *f, const char *name, bool batched)
+{
+	f->plain = plain_fixture(name, batched, &f->text);
+	f->want = loaded(f->plain);
+	f->g = gz(f->text, strlen(f->text));
+	f->z = zst(f->text, strlen(f->text));
+}
+
+static void fix_free(struct fix *f)
+{
+	free(f->text);
+	free(f->plain);
+	free(f->want);
+	free(f->g.p);
+	free(f->z.p);
+}
+
+/* tmpdir/name holding data loads as f's plain file does. */
+static void loads_as(const struct fix *f, const char *name, const void *data,
+		     size_t len)
+{
+	char *p = write_blob(name, data, len), *got = loaded(p);
+
+	assert_string_equal(got, f->want);
+	free(got);
+	free(p);
+}
+
+/* tmpdir/name holding data is refused with want in the reason. */
+static void refused_as(const char *name, const void *data, size_t len,
+		       const char *want)
+{
+	char *p = write_blob(name, data, len);
+
+	refused(p, want);
+	free(p);
+}
+
 static void test_load_compressed(void **state)
 {
-	char *text, *plain = plain_fixture("a.json", true, &text);
-	struct blob g = gz(text, strlen(text)), z = zst(text, strlen(text));
-	char *want = loaded(plain), *p, *got;
-	/* name says one thing, bytes another: the bytes win */
-	const struct {
-		const char *name;
-		struct blob b;
-	} files[] = {
-		{ "a.json.gz", g }, { "a.json.zst", z },
-		{ "gzip-named.json", g }, { "zstd-named.json.gz", z },
-		{ "plain-named.json.zst", { (unsigned char *)text, strlen(text) } },
-	};
-	size_t i;
+	struct fix f;
 
 	(void)state;
-	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		p = write_blob(files[i].name, files[i].b.p, files[i].b.len);
-		got = loaded(p);
-		assert_string_equal(got, want);
-		free(got);
-		free(p);
-	}
+	fix_make(&f, "a.json", true);
+	loads_as(&f, "a.json.gz", f.g.p, f.g.len);
+	loads_as(&f, "a.json.zst", f.z.p, f.z.len);
+	/* the name says one thing, the bytes another: the bytes win */
+	loads_as(&f, "gzip-named.json", f.g.p, f.g.len);
+	loads_as(&f, "zstd-named.json.gz", f.z.p, f.z.len);
+	loads_as(&f, "plain-named.json.zst", f.text, strlen(f.text));
 	/* the compressed files are smaller: the point of keeping them */
-	assert_true(g.len < strlen(text) / 4);
-	assert_true(z.len < strlen(text) / 4);
-	free(g.p);
-	free(z.p);
-	free(want);
-	free(plain);
-	free(text);
+	assert_true(f.g.len < strlen(f.text) / 4);
+	assert_true(f.z.len < strlen(f.text) / 4);
+	fix_free(&f);
 }
 
 static void test_concatenated_members(void **state)
 {
-	char *text, *plain = plain_fixture("c.json", false, &text);
-	size_t half = strlen(text) / 2;
-	struct blob a = gz(text, half), b = gz(text + half, strlen(text) - half);
-	unsigned char *cat = malloc(a.len + b.len);
-	char *p, *got, *want = loaded(plain);
+	struct fix f;
+	struct blob a, b;
+	unsigned char *cat;
+	size_t half;
 
 	(void)state;
+	fix_make(&f, "c.json", false);
+	half = strlen(f.text) / 2;
+	a = gz(f.text, half);
+	b = gz(f.text + half, strlen(f.text) - half);
+	cat = malloc(a.len + b.len);
 	assert_non_null(cat);
 	memcpy(cat, a.p, a.len);
 	memcpy(cat + a.len, b.p, b.len);
-	p = write_blob("cat.json.gz", cat, a.len + b.len);
-	got = loaded(p);
-	assert_string_equal(got, want);
-	free(got);
-	free(p);
+	loads_as(&f, "cat.json.gz", cat, a.len + b.len);
 	free(cat);
 	free(a.p);
 	free(b.p);
-	free(want);
-	free(plain);
-	free(text);
+	fix_free(&f);
 }
 
 static void test_truncated(void **state)
 {
-	char *text, *plain = plain_fixture("t.json", true, &text);
-	struct blob g = gz(text, strlen(text)), z = zst(text, strlen(text));
-	char *p;
+	struct fix f;
 
 	(void)state;
-	p = write_blob("t.json.gz", g.p, g.len / 2);
-	refused(p, "truncated gzip data");
-	free(p);
-	p = write_blob("t.json.zst", z.p, z.len / 2);
-	refused(p, "truncated zstd data");
-	free(p);
+	fix_make(&f, "t.json", true);
+	refused_as("t.json.gz", f.g.p, f.g.len / 2, "truncated gzip data");
+	refused_as("t.json.zst", f.z.p, f.z.len / 2, "truncated zstd data");
 	/* the gzip trailer (CRC, length) cut off */
-	p = write_blob("t2.json.gz", g.p, g.len - 4);
-	refused(p, "truncated gzip data");
-	free(p);
-	free(g.p);
-	free(z.p);
-	free(plain);
-	free(text);
+	refused_as("t2.json.gz", f.g.p, f.g.len - 4, "truncated gzip data");
+	fix_free(&f);
 }
 
 static void test_corrupt(void **state)
 {
-	char *text, *plain = plain_fixture("x.json", true, &text);
-	struct blob g = gz(text, strlen(text)), z = zst(text, strlen(text));
 	unsigned char *junk, first;
-	char *p;
+	struct fix f;
 
 	(void)state;
+	fix_make(&f, "x.json", true);
 	/* the stored CRC-32 no longer matches */
-	g.p[g.len - 8] ^= 0xff;
-	p = write_blob("crc.json.gz", g.p, g.len);
-	refused(p, "corrupt gzip data");
-	free(p);
-	g.p[g.len - 8] ^= 0xff;
+	f.g.p[f.g.len - 8] ^= 0xff;
+	refused_as("crc.json.gz", f.g.p, f.g.len, "corrupt gzip data");
+	f.g.p[f.g.len - 8] ^= 0xff;
 	/* a deflate block type that does not exist (BTYPE 11; the first
 	 * block's header follows the 10-byte gzip header) */
-	first = g.p[10];
-	g.p[10] |= 0x06;
-	p = write_blob("btype.json.gz", g.p, g.len);
-	refused(p, "corrupt gzip data");
-	free(p);
-	g.p[10] = first;
+	first = f.g.p[10];
+	f.g.p[10] |= 0x06;
+	refused_as("btype.json.gz", f.g.p, f.g.len, "corrupt gzip data");
+	f.g.p[10] = first;
 	/* zstd's content checksum (the frame's last 4 bytes) */
-	z.p[z.len - 1] ^= 0xff;
-	p = write_blob("sum.json.zst", z.p, z.len);
-	refused(p, "corrupt zstd data");
-	free(p);
+	f.z.p[f.z.len - 1] ^= 0xff;
+	refused_as("sum.json.zst", f.z.p, f.z.len, "corrupt zstd data");
 	/* garbage after a complete gzip member */
-	junk = malloc(g.len + 4);
+	junk = malloc(f.g.len + 4);
 	assert_non_null(junk);
-	memcpy(junk, g.p, g.len);
-	memcpy(junk + g.len, "junk", 4);
-	p = write_blob("tail.json.gz", junk, g.len + 4);
-	refused(p, "trailing garbage");
-	free(p);
+	memcpy(junk, f.g.p, f.g.len);
+	memcpy(junk + f.g.len, "junk", 4);
+	refused_as("tail.json.gz", junk, f.g.len + 4, "trailing garbage");
 	free(junk);
 	/* magic only */
-	p = write_blob("magic.json.gz", "\x1f\x8b", 2);
-	refused(p, "gzip data");
-	free(p);
-	free(g.p);
-	free(z.p);
-	free(plain);
-	free(text);
+	refused_as("magic.json.gz", "\x1f\x8b", 2, "gzip data");
+	fix_free(&f);
 }
 
 static void test_size_limit(void **state)
@@ -336,20 +335,7 @@ static void test_size_limit(void **state)
 }
 
 /* Run a command with stdout and stderr captured; returns exit status. */
-static int run(int (*fn)(int, char **), char **out, char **errout, int argc,
-	       ...)
-{
-	char *argv[16];
-	va_list ap;
-	int i;
-
-	va_start(ap, argc);
-	for (i = 0; i < argc; i++)
-		argv[i] = va_arg(ap, char *);
-	va_end(ap);
-	argv[argc] = NULL;
-	return test_run_captured(fn, tmpdir, argc, argv, out, errout);
-}
+#define run(fn, out, err, ...) test_run_args(fn, tmpdir, out, err, __VA_ARGS__)
 
 /* s with every occurrence of name cut out (the report prints its file). */
 static void cut(char *s, const char *name)
@@ -359,6 +345,28 @@ static void cut(char *s, const char *name)
 
 	while ((p = strstr(s, name)))
 		memmove(p, p + n, strlen(p + n) + 1);
+}
+
+/*
+ * o1 with the names a1, b1 cut equals o2 with a2, b2 cut (the outputs of
+ * one command on plain and on compressed files); all four freed.
+ */
+static void same_output(char *o1, char *e1, const char *a1, const char *b1,
+			char *o2, char *e2, const char *a2, const char *b2)
+{
+	if (*a1)
+		cut(o1, a1);
+	if (*b1)
+		cut(o1, b1);
+	if (*a2)
+		cut(o2, a2);
+	if (*b2)
+		cut(o2, b2);
+	assert_string_equal(o1, o2);
+	free(o1);
+	free(e1);
+	free(o2);
+	free(e2);
 }
 
 static void test_report_compare_commands(void **state)
@@ -373,25 +381,11 @@ static void test_report_compare_commands(void **state)
 	(void)state;
 	assert_int_equal(run(cmd_report, &o1, &e1, 3, "report", "-w", patched), 0);
 	assert_int_equal(run(cmd_report, &o2, &e2, 3, "report", "-w", pzst), 0);
-	cut(o1, patched);
-	cut(o2, pzst);
-	assert_string_equal(o1, o2);
-	free(o1);
-	free(e1);
-	free(o2);
-	free(e2);
+	same_output(o1, e1, patched, "", o2, e2, pzst, "");
 
 	assert_int_equal(run(cmd_compare, &o1, &e1, 4, "compare", "--json", base, patched), 0);
 	assert_int_equal(run(cmd_compare, &o2, &e2, 4, "compare", "--json", bgz, pzst), 0);
-	cut(o1, base);
-	cut(o1, patched);
-	cut(o2, bgz);
-	cut(o2, pzst);
-	assert_string_equal(o1, o2);
-	free(o1);
-	free(e1);
-	free(o2);
-	free(e2);
+	same_output(o1, e1, base, patched, o2, e2, bgz, pzst);
 
 	/* corrupt compressed input: exit 2, one line of reason */
 	gb.p[gb.len - 8] ^= 0xff;
