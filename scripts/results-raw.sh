@@ -13,7 +13,8 @@
 # Plain (read in a clone, quoted by the docs): at the set's top the *.md,
 # *.json, *.txt and *.tsv files and plots/; below it (nested sets such as
 # results/2026-12-01-advise/icount-credit/) *.md, manifest.json,
-# summary.json, summary.txt and abstat.{json,txt}.  Everything else -
+# summary.json, summary.txt and abstat.{json,txt}, and a nested set's own
+# raw.tar.xz (the scripts pack what they write).  Everything else -
 # runs/, per-transfer JSON, samples.jsonl, consoles, profiles, build logs
 # - is raw.
 #
@@ -41,7 +42,8 @@ usage() {
 # is_plain RELPATH: the layout rule above
 is_plain() {
 	local p=$1 base=${1##*/}
-	[ "$p" != "$ARCHIVE" ] || return 0
+	# a nested set's own archive (advise-ab.sh --out SET/RULE) stays its
+	case /$p in */"$ARCHIVE") return 0 ;; esac
 	case $p in plots/*) return 0 ;; esac
 	if [ "$base" = "$p" ]; then
 		case $base in *.md|*.json|*.txt|*.tsv) return 0 ;; esac
