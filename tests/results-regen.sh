@@ -10,10 +10,10 @@
 # committed one byte for byte; then pack the copy's raw files again,
 # which must give the committed raw.tar.xz byte for byte (the packing is
 # deterministic and loses nothing; bytes as Debian 12's xz 5.4 writes
-# them).  Then the same on a copy with one sample
-# changed, which must come out different: the comparison can fail.
+# them).  Last, a copy of the first set with one run's samples changed
+# must summarize differently: the comparison can fail.
 # Default sets: four of the kinds the lab makes (loopback and
-# host->guest, icount and wall clock with the host-load rule), about 2 s.
+# host->guest, icount and wall clock with the host-load rule), 5-8 s.
 # --all: every set with a summary.json and a raw.tar.xz.  Sets made by an
 # older summarize do not regenerate: their summary.json has rows today's
 # summarize no longer writes (hold_p50_ns and an older cost metric), which
