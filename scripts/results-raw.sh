@@ -137,7 +137,8 @@ extract)
 cat)
 	[ $# -eq 2 ] || usage
 	[ -f "$1/$ARCHIVE" ] || { echo "$me: $1/$ARCHIVE: no such archive" >&2; exit 1; }
-	xz -dc "$1/$ARCHIVE" | tar -xOf - "$2" ;;
+	xz -dc "$1/$ARCHIVE" | tar -xOf - "$2" 2>/dev/null ||
+		{ echo "$me: $1/$ARCHIVE: unreadable, or no member $2" >&2; exit 1; } ;;
 list)
 	[ $# -eq 1 ] || usage
 	[ -f "$1/$ARCHIVE" ] || { echo "$me: $1/$ARCHIVE: no such archive" >&2; exit 1; }
