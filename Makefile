@@ -4,6 +4,8 @@
 #                   benchmarks and test programs (build/)
 #   make deps       install the Debian packages the project needs
 #   make check      unit tests, then the guest tests (boots lab kernels)
+#   make results-check  results/ regenerates from its archives; file sizes;
+#                   the docs' quoted paths (part of make check)
 #   make lab        build/reuse both lab kernels, run the default experiment
 #   make experiment the AB/BA benchmark matrix (results/<date>-<label>/)
 #
@@ -53,7 +55,8 @@ LOADER_OBJS := $(patsubst %.c,$(OUTPUT)/obj/%.o,$(LOADER_SRCS))
 # Everything of the loader but main(), for the unit tests.
 LOADER_LIB_OBJS := $(filter-out $(OUTPUT)/obj/tools/vsockbatch/main.o,$(LOADER_OBJS))
 
-# The lab program reads the tracer's results files: it links results.o.
+# The lab program reads the tracer's results files: it links results.o
+# (and zread.o, which reads them gzip- or zstd-compressed).
 LAB_SRCS   := $(wildcard tools/lab/*.c)
 LAB_OBJS   := $(patsubst %.c,$(OUTPUT)/obj/%.o,$(LAB_SRCS))
 LAB_LIB_OBJS := $(filter-out $(OUTPUT)/obj/tools/lab/main.o,$(LAB_OBJS))
@@ -107,7 +110,7 @@ Q = @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-.PHONY: all deps check check-full unit-check lab-check guest-check lab experiment clean kernels
+.PHONY: all deps check check-full unit-check results-check lab-check guest-check lab experiment clean kernels
 all: $(BPF_OBJS) $(BPF_SKELS) $(if $(LOADER_SRCS),$(OUTPUT)/vsockbatch \
 	$(OUTPUT)/vsockbatch-top) $(if $(LAB_SRCS),$(OUTPUT)/vsockbatch-lab) \
 	$(BENCH_BINS) $(PROG_BINS) \
@@ -167,7 +170,8 @@ $(OUTPUT)/vsockbatch-top: $(OUTPUT)/vsockbatch
 	$(Q)ln -sf vsockbatch $@
 
 # The lab's commands (experiment statistics, CO-RE check); runs on the host.
-$(OUTPUT)/vsockbatch-lab: $(LAB_OBJS) $(OUTPUT)/obj/tools/vsockbatch/results.o $(LIBVB)
+$(OUTPUT)/vsockbatch-lab: $(LAB_OBJS) $(OUTPUT)/obj/tools/vsockbatch/results.o \
+		$(OUTPUT)/obj/tools/vsockbatch/zread.o $(LIBVB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(STATIC_LDFLAGS) $^ $(BPF_LIBS) -ljansson -lm -o $@
 
@@ -261,6 +265,15 @@ unit-check: all $(UNIT_BINS) $(if $(VU_SRCS),$(VU_ASAN) $(VU_UNIT_ASAN) $(VU_FUZ
 	$(if $(VU_SRCS),$(Q)./tests/fuzz-vhost-user.sh $(VSOCK_FUZZ))
 	$(if $(VU_SRCS),$(Q)./tests/fuzz-vhost-user.sh $(VU_DISPATCH_FUZZ))
 	$(Q)./tests/top-tmux.sh
+	$(Q)$(MAKE) --no-print-directory results-check
+
+# results/ as data a clone can carry (no guest): committed sets regenerate
+# their summary.json from raw.tar.xz, no tracked file above 1 MiB but the
+# listed exceptions, every path the docs quote resolves.
+results-check: $(if $(LAB_SRCS),$(OUTPUT)/vsockbatch-lab)
+	$(Q)./tests/results-regen.sh
+	$(Q)./tests/file-size.sh
+	$(Q)./tests/doc-paths.sh
 
 # Bad input to the lab scripts: clear reasons, non-zero exits.
 lab-check:

@@ -20,7 +20,8 @@
 # rec/*.json, raw/, pairs.tsv (abstat input), abstat.txt/.json,
 # advise-A.txt / advise-B.txt (advise on the first pair's recordings),
 # manifest.json (command, kernel, host load at start and end, git
-# commit).  Exit 0 done, 1 a run failed, 2 bad usage.
+# commit); all but the tables and the manifest end in raw.tar.xz
+# (scripts/results-raw.sh).  Exit 0 done, 1 a run failed, 2 bad usage.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -175,4 +176,6 @@ jq -n --arg rule "$RULE" --arg what "$WHAT" --argjson pairs "$PAIRS" --arg bytes
 	  exclusions: "none: every pair with both values positive enters the statistics"}' >"$OUT/manifest.json"
 cat "$OUT/abstat.txt"
 cut -f2 "$OUT/verdicts.tsv" | sort | uniq -c | sed 's/^/verdicts: /'
+# the raw files into one archive, as experiment.sh does
+"$VB_ROOT/scripts/results-raw.sh" pack "$OUT" || rc=1
 [ $rc -eq 0 ]

@@ -9,7 +9,8 @@
 # (tests/guest/advise-overhead.sh).  Statistics: vsockbatch-lab abstat on
 # per-round pairs (base tracer vs current, untraced vs each).
 # Output (default results/<UTC date>-advise-overhead/): insns.tsv,
-# steps.tsv, pairs.tsv, abstat.txt/.json, the recordings, manifest.json.
+# steps.tsv, pairs.tsv, abstat.txt/.json, the recordings, manifest.json;
+# the recordings packed into raw.tar.xz (scripts/results-raw.sh).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 BASE=ea4c8e2~1 ROUNDS=6 BYTES=1M VARIANT=baseline OUT=
@@ -77,4 +78,6 @@ jq -n --arg base "$BASE" --arg now "$now" --arg trees "$trees" \
 	  now_trees_bpf_include_tools_vsockbatch: $trees, rounds: $rounds, bytes: $bytes, kernel: $kernel,
 	  guest_exit: $rc, seconds: ($secs | tonumber), host_load_start: $l0, host_load_end: $l1,
 	  command: $cmd, exclusions: "none"}' >"$OUT/manifest.json"
+# the raw files into one archive, as experiment.sh does
+"$VB_ROOT/scripts/results-raw.sh" pack "$OUT" || rc=1
 [ $rc -eq 0 ]

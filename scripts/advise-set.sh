@@ -6,19 +6,23 @@
 # how often each rule fired (F) or was past its threshold but set aside
 # because the guest is not the limit (n), and the range of the RX
 # worker's occupancy and of the busiest vCPU's busy share.
+# A committed set's recordings are read from its raw.tar.xz, unpacked
+# into a temporary directory.
 # Output: a Markdown table on stdout.  Exit 0, 1 when a file could not be
 # advised on, 2 bad usage.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 [ $# -ge 1 ] && [ $# -le 2 ] || { echo "usage: ${0##*/} DIR [MIN_PAYLOAD]" >&2; exit 2; }
 DIR=$1 MIN=${2:-0}
-[ -d "$DIR/runs" ] || { echo "${0##*/}: $DIR/runs not found" >&2; exit 2; }
+cache=$(mktemp -d) || exit 1
+tmp=$(mktemp)
+trap 'rm -rf "$tmp" "$cache"' EXIT
+DIR=$(raw_open "$DIR" "$cache") || exit 1
+[ -d "$DIR/runs" ] || { echo "${0##*/}: $1/runs not found" >&2; exit 2; }
 [[ "$MIN" =~ ^[0-9]+$ ]] || { echo "${0##*/}: MIN_PAYLOAD must be a number" >&2; exit 2; }
 command -v jq >/dev/null || die "jq missing (make deps)"
 VB=$VB_ROOT/build/vsockbatch
 rules=(rx-idle credit rx-budget per-packet same-cpu wakeups starve)
-tmp=$(mktemp)
-trap 'rm -f "$tmp"' EXIT
 bad=0
 for f in "$DIR"/runs/*/traced/*.json; do
 	[ -f "$f" ] || continue

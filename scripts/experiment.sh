@@ -143,7 +143,9 @@
 #
 # Output: results/<UTC date>-<label>/ (or --out DIR): manifest.json, one
 # directory per run (runs/rNN-STATE: console.log, samples.jsonl, raw/,
-# traced/, env.txt, host-xfer.{tsv,jsonl}), summary.json, report.md
+# traced/, env.txt, host-xfer.{tsv,jsonl}) - packed at the end, with the
+# set's other raw files, into raw.tar.xz (scripts/results-raw.sh; unpack
+# to read them) -, summary.json, report.md
 # (with vsock beside TCP, efficiency, host load and exclusions),
 # summary.txt (the headline
 # table), plots/*.{dat,svg,png}, host-load.txt (the host's load average
@@ -385,16 +387,23 @@ icount_samples() {
 	fi
 }
 
-if [ -n "$RESUM" ]; then
-	[ -f "$RESUM/manifest.json" ] || { echo "${0##*/}: $RESUM/manifest.json not found" >&2; exit 2; }
-	if [ "$(jq -r '.experiment.clock // "wall"' "$RESUM/manifest.json")" = icount ]; then
-		for d in $(jq -r '.runs[] | select(.status == 0) | .dir' "$RESUM/manifest.json"); do
-			icount_samples "$RESUM/$d" || echo "${0##*/}: $RESUM/$d: instruction samples failed" >&2
-			[ ! -f "$RESUM/$d/profile.tsv.gz" ] || profile_keep "$RESUM/$d" ||
-				echo "${0##*/}: $RESUM/$d: block profile failed" >&2
+# resummarize DIR: the derived samples made again, then the summary
+resummarize() {
+	local d
+	if [ "$(jq -r '.experiment.clock // "wall"' "$1/manifest.json")" = icount ]; then
+		for d in $(jq -r '.runs[] | select(.status == 0) | .dir' "$1/manifest.json"); do
+			icount_samples "$1/$d" || echo "${0##*/}: $1/$d: instruction samples failed" >&2
+			[ ! -f "$1/$d/profile.tsv.gz" ] || profile_keep "$1/$d" ||
+				echo "${0##*/}: $1/$d: block profile failed" >&2
 		done
 	fi
-	summarize "$RESUM"
+	summarize "$1"
+}
+
+if [ -n "$RESUM" ]; then
+	[ -f "$RESUM/manifest.json" ] || { echo "${0##*/}: $RESUM/manifest.json not found" >&2; exit 2; }
+	# a packed set's runs back on disk, packed again after
+	raw_inplace "$RESUM" resummarize "$RESUM"
 	exit $?
 fi
 
@@ -753,7 +762,12 @@ done
 elapsed=$(($(date +%s) - t0))
 log "all runs done in $(fmt_t $elapsed) ($failed failed)"
 
-summarize "$OUT" || exit 1
-echo "results: $OUT (report.md, summary.json, plots/)"
-[ $failed -eq 0 ] || exit 1
-exit 0
+rc=0
+summarize "$OUT" || rc=1
+# The runs' raw files into one archive, SET/raw.tar.xz: what a clone
+# carries of a set is its plain files and that (scripts/results-raw.sh;
+# --resummarize unpacks it again).
+"$VB_ROOT/scripts/results-raw.sh" pack "$OUT" || rc=1
+echo "results: $OUT (report.md, summary.json, plots/, raw.tar.xz)"
+[ $failed -eq 0 ] || rc=1
+exit $rc

@@ -59,7 +59,9 @@
 # mean instructions per byte, CV within a boot (pooled), CV over all
 # transfers, CV of the boots' means, vCPU 0 and vCPU 1 CV, and the
 # CV a 1/sqrt(length) law predicts from the shortest length),
-# manifest.json.  Exit 0; 1 a guest or a transfer failed; 2 bad usage.
+# manifest.json; the boots' directories end packed in raw.tar.xz
+# (scripts/results-raw.sh), which --resummarize unpacks and packs again.
+# Exit 0; 1 a guest or a transfer failed; 2 bad usage.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -189,8 +191,9 @@ if [ "${1-}" = --resummarize ]; then
 	[ $# -eq 2 ] || usage
 	head -1 "$2/steps-insns.tsv" 2>/dev/null | grep -q '^kernel	boot	step	payload	packets	bytes	insns	insns_cpu0	insns_cpu1$' ||
 		bad "--resummarize: $2/steps-insns.tsv missing or not an icount-spread table"
-	summarize "$2"
-	exit 0
+	# the boots' transfer files (ctxsw) from a packed set's raw.tar.xz
+	raw_inplace "$2" summarize "$2"
+	exit $?
 fi
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -306,5 +309,7 @@ jq -n --arg cmd "scripts/icount-spread.sh${args[*]:+ ${args[*]}}" \
 	  transfer: "loopback (CID 1), vb-sender --cpu 1 -> vb-recv --cpu 0, 64 KiB recv(); one unmarked warm-up transfer per payload and boot",
 	  exclusions: "decided before the runs: a transfer that failed (vb-sender or vb-recv --expect-bytes) is dropped and makes the run exit 1",
 	  host_loadavg_start: $load0, host_loadavg_end: $load1, seconds: $seconds}' >"$OUT/manifest.json"
+# the boots' files into one archive, as experiment.sh does
+"$VB_ROOT/scripts/results-raw.sh" pack "$OUT" || rc=1
 log "done in $((t1 - t0)) s: $OUT/table.md"
 exit $rc

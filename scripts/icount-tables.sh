@@ -16,8 +16,11 @@
 # to a round (the host's speed, in h2g) shows as r near 1 and a ratio CV
 # far below the states' own, and pairing removes it; a spread of each
 # transfer's own (loopback interleaving) shows as r near 0.
-# Exit 0; 1 not an icount summary; 2 bad usage.
+# A committed set's samples are in SET_DIR/raw.tar.xz: read from a
+# temporary unpacked copy.
+# Exit 0; 1 not an icount summary or an unreadable archive; 2 bad usage.
 set -uo pipefail
+. "$(dirname "$0")/lib.sh"
 me=${0##*/}
 [ $# -eq 1 ] || { echo "usage: $me SET_DIR" >&2; exit 2; }
 s=$1/summary.json
@@ -57,16 +60,18 @@ def verdict: if .ci_low_pct == null then "no CI" elif .ci_low_pct <= 0 and .ci_h
 # Every run's instruction samples, tagged with its state and round, read
 # once for both spread tables.
 samples=$(mktemp) || exit 1
-trap 'rm -f "$samples"' EXIT
+cache=$(mktemp -d) || exit 1
+trap 'rm -rf "$samples" "$cache"' EXIT
+set_dir=$(raw_open "$1" "$cache") || exit 1
 # The untraced counts come from each run's fixed.<payload> transfer; its
 # host record (summary.json host_load.per_transfer, when the set has one)
 # adds QEMU's share of a host core and whether the set's rule excluded it.
 hostrec=$(jq -c '[.host_load.per_transfer // [] | .[] | {key: "\(.run)|\(.xfer)", value: {qemu_cores, other_cores, excluded}}] | from_entries' "$s")
-for d in $(jq -r '.runs[] | select(.status == 0) | .dir' "$1/manifest.json"); do
-	meta=$(jq -c --arg d "$d" '.runs[] | select(.dir == $d) | {state, round}' "$1/manifest.json")
+for d in $(jq -r '.runs[] | select(.status == 0) | .dir' "$set_dir/manifest.json"); do
+	meta=$(jq -c --arg d "$d" '.runs[] | select(.dir == $d) | {state, round}' "$set_dir/manifest.json")
 	jq -c --argjson m "$meta" --argjson h "$hostrec" --arg d "$d" '
 		select(.metric == "insn_per_byte" or .metric == "insn_cpu0_per_byte" or .metric == "insn_cpu1_per_byte") |
-		. + $m + ($h["\($d)|fixed.\(.payload)"] // {excluded: false})' "$1/$d/samples.jsonl"
+		. + $m + ($h["\($d)|fixed.\(.payload)"] // {excluded: false})' "$set_dir/$d/samples.jsonl"
 done | jq -c 'select(.excluded | not)' >"$samples"
 # Cross-boot CV: sd / mean over the runs (sample sd, %).
 defs='

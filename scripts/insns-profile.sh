@@ -31,9 +31,13 @@
 # and the block's source lines (addr2line on the vmlinux beside System.map;
 # inlined callers after the first; "-" for a module's).  Which branch a
 # state takes: the conditions and calls that run more often.
+# A RUN_DIR of a committed set lives in its SET/raw.tar.xz: give it as
+# SET/runs/rNN-STATE or SET/raw.tar.xz:runs/rNN-STATE; it is read from a
+# temporary unpacked copy of the set.
 # Exit: 0; 1 a run lacks the window or its sums disagree; 2 bad usage or
 # input.
 set -uo pipefail
+. "$(dirname "$0")/lib.sh"
 me=${0##*/}
 usage() {
 	echo "usage: $me [-c VCPU] [-n TOP] [-m SYSTEM_MAP] [-l FUNCTION] XFER RUN_DIR... [-- RUN_DIR...]" >&2
@@ -61,12 +65,16 @@ shift
 [[ -z "$FUNC" || "$FUNC" =~ ^[A-Za-z0-9_.]+( \[[A-Za-z0-9_]+\])?$ ]] ||
 	die "-l needs a function name as this script prints it, not '$FUNC'"
 A=() B=() grp=A
+rows=$(mktemp) || exit 1
+cache=$(mktemp -d) || exit 1
+trap 'rm -rf "$rows" "$cache"' EXIT
 for d in "$@"; do
 	if [ "$d" = -- ]; then
 		[ $grp = A ] || die "'--' given twice"
 		grp=B
 		continue
 	fi
+	d=$(raw_open "$d" "$cache") || die "cannot read the run's set archive"
 	[ -d "$d" ] || die "$d: not a directory"
 	if [ $grp = A ]; then A+=("$d"); else B+=("$d"); fi
 done
@@ -175,8 +183,6 @@ group() {
 	rm -f "$t"
 }
 
-rows=$(mktemp) || exit 1
-trap 'rm -f "$rows"' EXIT
 group A "${A[@]}" >"$rows" || exit
 [ ${#B[@]} -eq 0 ] || group B "${B[@]}" >>"$rows" || exit
 # -l: the blocks' source lines from the kernel's vmlinux, if it is there

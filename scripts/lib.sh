@@ -262,3 +262,50 @@ kernel_dir() {
 	(cd "$d" && sha256sum --quiet -c MANIFEST >/dev/null 2>&1) || return 1
 	echo "$d"
 }
+
+# raw_open PATH CACHE: PATH with its set's raw files readable on disk.  A
+# committed set keeps its per-run data in SET/raw.tar.xz
+# (scripts/results-raw.sh): PATH inside such a set (the set itself, a run
+# directory under it, or the quoted form SET/raw.tar.xz:MEMBER) is
+# answered by the same path in a copy of the set unpacked once under
+# CACHE (a directory the caller owns and removes); any other PATH as it
+# is.  Status 1, with the reason on stderr, when the archive is unreadable.
+raw_open() {
+	local p=$1 cache=$2 set rel key
+
+	if [[ "$p" == */raw.tar.xz:* ]]; then
+		set=${p%%/raw.tar.xz:*} rel=${p#*/raw.tar.xz:}
+	else
+		set=$p rel=
+		while [ ! -f "$set/raw.tar.xz" ]; do
+			case $set in /|.|'') echo "$p"; return 0 ;; esac
+			rel=$(basename "$set")${rel:+/$rel}
+			set=$(dirname "$set")
+		done
+	fi
+	[ -f "$set/raw.tar.xz" ] || { echo "$set/raw.tar.xz: no such archive" >&2; return 1; }
+	key=$(cd "$set" && pwd | md5sum | cut -c1-16)
+	if [ ! -d "$cache/$key" ]; then
+		"$VB_ROOT/scripts/results-raw.sh" unpack "$set" "$cache/$key.tmp" &&
+			mv "$cache/$key.tmp" "$cache/$key" || return 1
+	fi
+	[ -e "$cache/$key${rel:+/$rel}" ] ||
+		{ echo "$set/raw.tar.xz: no member ${rel:-.}" >&2; return 1; }
+	echo "$cache/$key${rel:+/$rel}"
+}
+
+# raw_inplace DIR COMMAND...: COMMAND with DIR's raw files on disk (a
+# re-summary rewrites them): a packed set's archive is extracted into DIR
+# first, and DIR packed again after, whatever COMMAND's status, which is
+# returned (1 when packing fails).
+raw_inplace() {
+	local dir=$1 rc=0
+
+	shift
+	if [ -f "$dir/raw.tar.xz" ]; then
+		"$VB_ROOT/scripts/results-raw.sh" extract "$dir" || return 1
+	fi
+	"$@" || rc=$?
+	"$VB_ROOT/scripts/results-raw.sh" pack "$dir" || rc=1
+	return $rc
+}

@@ -13,8 +13,10 @@
 # variation over the runs of the count with and without those functions.
 # A transfer the set's host-load rule excluded (summary.json) is left out,
 # as in the set's own tables.  Markdown on stdout.
+# A committed set's runs are read from its raw.tar.xz, unpacked once.
 # Exit: 0; 1 a run's profile is missing or inconsistent; 2 bad usage.
 set -uo pipefail
+. "$(dirname "$0")/lib.sh"
 me=${0##*/}
 die() { echo "$me: $1" >&2; exit "${2:-2}"; }
 VCPU=all
@@ -36,13 +38,15 @@ funcs=$(printf '%s\n' "$@")
 
 rows=$(mktemp) || exit 1
 miss=$(mktemp) || exit 1
-trap 'rm -f "$rows" "$miss"' EXIT
+cache=$(mktemp -d) || exit 1
+trap 'rm -rf "$rows" "$miss" "$cache"' EXIT
+raw=$(raw_open "$set_dir" "$cache") || exit 1
 for d in $(jq -r '.runs[] | select(.status == 0) | .dir' "$m"); do
 	ex=$(jq -r --arg r "$d" --arg x "$xfer" \
 		'[.host_load.per_transfer // [] | .[] | select(.run == $r and .xfer == $x and .excluded)] | length' "$s")
 	[ "$ex" = 0 ] || continue
 	st=$(jq -r --arg d "$d" '.runs[] | select(.dir == $d) | .state' "$m")
-	out=$("$prof" -c "$VCPU" -n 1000000 "$xfer" "$set_dir/$d") || exit 1
+	out=$("$prof" -c "$VCPU" -n 1000000 "$xfer" "$raw/$d") || exit 1
 	# insns-profile.sh's rows: name (maybe "name [module]"), value
 	awk -v f="$funcs" -v st="$st" -v d="$d" -v miss="$miss" '
 		BEGIN { n = split(f, a, "\n"); for (i = 1; i <= n; i++) want[a[i]] = 1 }

@@ -12,7 +12,8 @@
 # payload for the BPF run time per program run.
 #
 # Output (default results/<UTC date>-tracer-overhead/): per kernel
-# <kernel>/{insns.tsv,steps.tsv,recordings}; overhead.tsv (one row per
+# <kernel>/{insns.tsv,steps.tsv,recordings} (packed at the end into
+# raw.tar.xz, scripts/results-raw.sh); overhead.tsv (one row per
 # kernel, mode, payload: untraced and traced insns/B as the mean over
 # rounds, overhead % of the means, min and max of the per-round
 # overheads, added instructions per packet), bpf-stats.tsv, README table
@@ -182,4 +183,7 @@ jq -n --arg now "$(git -C "$VB_ROOT" rev-parse --short HEAD)$(git -C "$VB_ROOT" 
 	  command: $cmd,
 	  exclusions: "decided before the runs: a step whose transfer failed (vb-recv --expect-bytes) is dropped with its round; none were"}' >"$OUT/manifest.json"
 cat "$OUT/overhead.tsv"
+# the kernels' directories into one archive, as experiment.sh does
+# (--table-only reads overhead.tsv, which stays plain)
+"$VB_ROOT/scripts/results-raw.sh" pack "$OUT" || rc=1
 [ $rc -eq 0 ]

@@ -16,7 +16,8 @@
 #                  (wall clock: labelled with the host load average)
 #   kicks, interrupts  from the back-end's exit line (per run, all sizes)
 # Output: DIR/runs/pNN-{on,off}/ (console, backend.log, recv-*.txt,
-# host-*.txt), DIR/samples.tsv, DIR/summary.txt (per size: mean of each
+# host-*.txt; packed at the end into DIR/raw.tar.xz, scripts/results-raw.sh),
+# DIR/samples.tsv, DIR/summary.txt (per size: mean of each
 # arm, the mean paired difference on - off with its 95% t interval).
 # Exclusion rule, fixed before the runs: a transfer whose bytes do not
 # all arrive is a failed run (exit 1), not a sample; nothing else is
@@ -178,4 +179,6 @@ END {
 	}
 }' "$OUT/kicks.tsv" >>"$OUT/summary.txt"
 cat "$OUT/summary.txt"
+# the runs into one archive, as experiment.sh does
+"$VB_ROOT/scripts/results-raw.sh" pack "$OUT" || rc=1
 exit $rc

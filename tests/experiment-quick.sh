@@ -7,6 +7,8 @@
 # summary.json (format, the three comparisons, the expected rows and
 # keys), report.md (its tables), the plots (non-empty SVG and PNG).
 # Prints one line per check and "experiment-quick: OK" or the failures.
+# The raw per-run files are checked in the set's raw.tar.xz, unpacked
+# (experiment.sh packs them).
 # Exit 0 all good, 1 a check failed.  The set is removed on success
 # unless VB_KEEP=1; its path is printed on failure.  VB_EXPQ_SET=DIR
 # checks an existing --quick set instead of making one.
@@ -85,6 +87,15 @@ else
 		done'
 fi
 check "headline table on stdout" grep -q '^64B *tput_fixed_gbps' "$tmp/stdout"
+
+# The set keeps its runs in one archive (scripts/results-raw.sh); the
+# checks below read them from an unpacked copy.
+check "raw data packed: raw.tar.xz, no runs/ beside it" \
+	sh -c "test -s '$out/raw.tar.xz' && test ! -e '$out/runs'"
+if [ -f "$out/raw.tar.xz" ]; then
+	"$ROOT/scripts/results-raw.sh" unpack "$out" "$tmp/unpacked" &&
+		out=$tmp/unpacked || bad "raw.tar.xz unpacks"
+fi
 
 # manifest and raw files
 m=$out/manifest.json

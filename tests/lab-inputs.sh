@@ -358,9 +358,7 @@ outcome $? "icount-tables: h2g-icount-sleep-8p, change, paired-spread and host-c
 # a transfer the host-load rule excluded leaves the spread tables: mark
 # round 0's 1 KiB transfers excluded in a copy, and n falls from 8 to 7
 ict=$tmp/ict-set
-mkdir -p "$ict"
-(cd "$ROOT/results/2026-12-01-h2g-icount-sleep-8p" && cp manifest.json "$ict/" &&
-	for d in runs/*/; do mkdir -p "$ict/$d" && cp "$d/samples.jsonl" "$ict/$d"; done)
+"$ROOT/scripts/results-raw.sh" unpack "$ROOT/results/2026-12-01-h2g-icount-sleep-8p" "$ict"
 jq '(.host_load.per_transfer[] | select(.round == 0 and .xfer == "fixed.1024") | .excluded) = true' \
 	"$ROOT/results/2026-12-01-h2g-icount-sleep-8p/summary.json" >"$ict/summary.json"
 "$ROOT/scripts/icount-tables.sh" "$ict" >"$tmp/ict-x.md" 2>"$tmp/err" &&
@@ -392,6 +390,18 @@ set_name=$(sed -n 's/^#define VB_OVERHEAD_SET "\(.*\)"$/\1/p' "$ROOT/tools/vsock
    cmp -s "$tmp/t.h" "$ROOT/tools/vsockbatch/overhead_table.h"
 outcome $? "overhead_table.h regenerates from $set_name" \
 	"overhead_table.h is not what '${set_name:-no set}' generates: $(head -c 300 "$tmp/err")"
+# a set's raw archive (scripts/results-raw.sh): clear refusals
+mkdir -p "$tmp/rawset/runs" "$tmp/rawdest" && echo x >"$tmp/rawset/runs/a.log" && touch "$tmp/rawdest/f"
+expect "results-raw: unpack into a directory that is not empty" 2 "rawdest: not empty" \
+	"$ROOT/scripts/results-raw.sh" unpack "$ROOT/results/2026-12-01-icount-1k-boots" "$tmp/rawdest"
+expect "results-raw: a member the archive lacks" 1 "no member runs/none" \
+	"$ROOT/scripts/results-raw.sh" cat "$ROOT/results/2026-12-01-icount-1k-boots" runs/none
+"$ROOT/scripts/results-raw.sh" pack "$tmp/rawset" 2>/dev/null
+head -c 100 "$tmp/rawset/raw.tar.xz" >"$tmp/rawset/cut" && mv "$tmp/rawset/cut" "$tmp/rawset/raw.tar.xz"
+expect "results-raw: a cut archive" 1 "raw.tar.xz: cannot unpack" \
+	"$ROOT/scripts/results-raw.sh" unpack "$tmp/rawset" "$tmp/rawout"
+expect "results-raw: unknown command" 2 "unknown command 'zip'" \
+	"$ROOT/scripts/results-raw.sh" zip "$tmp/rawset"
 # and the good case: the committed loopback set next to the cover letter
 "$ROOT/scripts/compare-sets.sh" "$ROOT/results/2026-11-30-quiet" >"$tmp/cmp.md" 2>"$tmp/err" &&
    grep -q '^| 64 B | +31.8 % \[-0.4 %, +74.4 %\], n=8, MDE 47.1 % - \*\*not resolved\*\*, excludes the cover letter value | +92.9 % \[+89.3 %, +96.6 %\] |$' "$tmp/cmp.md" &&

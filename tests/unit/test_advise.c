@@ -722,7 +722,11 @@ static void test_command(void **state)
 	free(out);
 }
 
-/* A committed recording of the lab (host->guest, 4 KiB, baseline). */
+/*
+ * A committed recording of the lab (host->guest, 4 KiB, baseline):
+ * results/2026-11-30-h2g/raw.tar.xz:runs/r00-baseline/traced/4096.json,
+ * gzipped into fixtures/recordings/ (its README).
+ */
 static void test_committed_h2g(void **state)
 {
 	struct vb_results r;
@@ -730,8 +734,8 @@ static void test_committed_h2g(void **state)
 	char path[768], err[512];
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s/../../results/2026-11-30-h2g/runs/"
-		 "r00-baseline/traced/4096.json", srcdir);
+	snprintf(path, sizeof(path),
+		 "%s/fixtures/recordings/h2g-r00-baseline-4096.json.gz", srcdir);
 	assert_int_equal(vb_results_load(path, &r, err, sizeof(err)), 0);
 	assert_int_equal(vb_advise(&r, &a, err, sizeof(err)), 0);
 	/* RX worker 56 %, vCPUs 40 % / 28 % of 1.34 s: not the guest */
@@ -759,11 +763,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[128];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
+	return test_rm_rf(tmpdir);
 }
 
 int main(void)

@@ -35,11 +35,8 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char cmd[128];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
-	return system(cmd) == 0 ? 0 : -1;
+	return test_rm_rf(tmpdir);
 }
 
 static char *write_fixture(const char *name, bool batched,
@@ -56,20 +53,7 @@ static char *write_fixture(const char *name, bool batched,
 }
 
 /* Run a command with stdout and stderr captured; returns exit status. */
-static int run(int (*fn)(int, char **), char **out, char **errout, int argc,
-	       ...)
-{
-	char *argv[16];
-	va_list ap;
-	int i;
-
-	va_start(ap, argc);
-	for (i = 0; i < argc; i++)
-		argv[i] = va_arg(ap, char *);
-	va_end(ap);
-	argv[argc] = NULL;
-	return test_run_captured(fn, tmpdir, argc, argv, out, errout);
-}
+#define run(fn, out, err, ...) test_run_args(fn, tmpdir, out, err, __VA_ARGS__)
 
 static void expect_in(const char *text, const char *want)
 {

@@ -5,6 +5,7 @@
  * incomplete files, and the derived metrics.
  */
 #include <errno.h>
+#include <libgen.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -224,20 +225,23 @@ static void test_reject_content(void **state)
  * A committed version-1 recording (the tracer before light/full modes,
  * patched kernel, 64 B) still loads: counters by name, hold_ns as the
  * window time, the kernel's runs as batches, no exact batch lengths.
+ * results/2026-11-30-default/raw.tar.xz:runs/r00-patched/traced/64.json,
+ * zstd-compressed into fixtures/recordings/ (its README).
  */
 static void test_load_version1(void **state)
 {
-	static const char *path =
-		"results/2026-11-30-default/runs/r00-patched/traced/64.json";
+	char src[] = __FILE__, path[768], err[512];
 	struct vb_results r;
-	char err[512];
+	int e;
 
 	(void)state;
-	if (access(path, R_OK)) {
-		print_message("skip: %s not found (run from the repo root)\n", path);
-		skip();
-	}
-	assert_int_equal(vb_results_load(path, &r, err, sizeof(err)), 0);
+	snprintf(path, sizeof(path),
+		 "%s/fixtures/recordings/default-r00-patched-64.json.zst",
+		 getenv("VB_TEST_SRCDIR") ? getenv("VB_TEST_SRCDIR") : dirname(src));
+	e = vb_results_load(path, &r, err, sizeof(err));
+	if (e)
+		print_error("%s\n", err);
+	assert_int_equal(e, 0);
 	assert_int_equal(r.version, 1);
 	assert_int_equal(r.trace, VB_TRACE_FULL);
 	assert_int_equal(r.mode, VB_MODE_BATCHED);

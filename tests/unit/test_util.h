@@ -8,6 +8,7 @@
 
 #include <fcntl.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -82,6 +83,32 @@ static inline int test_run_captured(int (*fn)(int, char **), const char *dir,
 	*out = test_slurp_(opath);
 	*err = test_slurp_(epath);
 	return rc;
+}
+
+/* test_run_captured() with argv as arguments: argc strings, at most 15. */
+static inline int test_run_args(int (*fn)(int, char **), const char *dir,
+				char **out, char **err, int argc, ...)
+{
+	char *argv[16];
+	va_list ap;
+	int i;
+
+	assert_true(argc < 16);
+	va_start(ap, argc);
+	for (i = 0; i < argc; i++)
+		argv[i] = va_arg(ap, char *);
+	va_end(ap);
+	argv[argc] = NULL;
+	return test_run_captured(fn, dir, argc, argv, out, err);
+}
+
+/* A test's temporary directory removed: 0, or -1 (a group teardown's). */
+static inline int test_rm_rf(const char *dir)
+{
+	char cmd[4200];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : -1;
 }
 
 #endif /* VSOCKBATCH_TEST_UTIL_H */

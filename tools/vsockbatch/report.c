@@ -728,6 +728,8 @@ static void usage(FILE *f)
 "log2 histograms, per-flow and per-CPU tables.  The text fits 80 columns:\n"
 "long lines are wrapped and flow-table columns left out (BATCHES, MAXB,\n"
 "LKP/PK, BYTES, HOLD, PKT/B, PKTS, in that order) until a row fits.\n"
+"FILE may be gzip- or zstd-compressed (run.json.gz, run.json.zst; told by\n"
+"its first bytes, not its name).\n"
 "\n"
 "  -P, --per-flow  each flow's histograms too\n"
 "  -w, --wide      no wrapping, every flow column\n"
@@ -736,7 +738,8 @@ static void usage(FILE *f)
 "  -h, --help      this help\n"
 "\n"
 "Exit status: 0 printed, 1 I/O failure, 2 bad usage or a file that is\n"
-"not a valid results file (malformed, truncated, wrong version).\n");
+"not a valid results file (malformed, truncated, wrong version, corrupt\n"
+"compressed data).\n");
 }
 
 int cmd_report(int argc, char **argv)

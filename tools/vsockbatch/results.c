@@ -17,6 +17,7 @@
 
 #include "hist.h"
 #include "results.h"
+#include "zread.h"
 
 const char *const vb_counter_names[VB_C_NR] = {
 #define VB_X(id, name, kind, desc) [VB_C_##id] = name,
@@ -887,25 +888,18 @@ int vb_results_load(const char *path, struct vb_results *r,
 {
 	json_error_t jerr;
 	json_t *root;
-	FILE *f;
+	size_t len;
+	char *text;
 	int err;
 
-	f = fopen(path, "r");
-	if (!f) {
-		err = -errno;
-		snprintf(errbuf, errlen, "%s: %s", path, strerror(errno));
+	/* plain, or gzip/zstd by the file's magic bytes (zread.h) */
+	err = vb_zread_file(path, VB_ZREAD_MAX, &text, &len, errbuf, errlen);
+	if (err) {
 		vb_results_init(r);
 		return err;
 	}
-	root = json_loadf(f, JSON_REJECT_DUPLICATES, &jerr);
-	if (!root && ferror(f)) {
-		err = -EIO;
-		snprintf(errbuf, errlen, "%s: read error", path);
-		fclose(f);
-		vb_results_init(r);
-		return err;
-	}
-	fclose(f);
+	root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	free(text);
 	err = load_json(root, &jerr, path, r, errbuf, errlen);
 	if (err && root) {
 		/* prefix the file name to field-level reasons */

@@ -205,8 +205,10 @@ const char *vb_results_label(const struct vb_results *r, const char *key);
 /*
  * Load/save.  Return 0 on success, else a negative errno with a one-line
  * reason in errbuf: -ENOENT/-EACCES/-EIO (file), -EINVAL (malformed or
- * truncated JSON, wrong format, missing or mistyped field), -EPROTO
- * (unsupported version).
+ * truncated JSON, wrong format, missing or mistyped field; corrupt or
+ * truncated compressed data), -EPROTO (unsupported version).
+ * vb_results_load() reads gzip- and zstd-compressed files too, told
+ * apart by their magic bytes, not their names (zread.h).
  */
 int vb_results_load(const char *path, struct vb_results *r,
 		    char *errbuf, size_t errlen);
