@@ -158,6 +158,15 @@ $(LIBVBTEST): $(TESTLIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
+# --version's release, git describe and BPF build id.  Always run, but the
+# header is rewritten only when its text changes, so only a new commit, a
+# dirty tree or new BPF code recompiles main.o.
+VERSION_H := $(OUTPUT)/version.h
+$(VERSION_H): $(OUTPUT)/bpf/vsockbatch.bpf.o VERSION FORCE
+	$(Q)./scripts/gen-version.sh $@ $<
+$(OUTPUT)/obj/tools/vsockbatch/main.o: $(VERSION_H)
+$(OUTPUT)/obj/tools/vsockbatch/main.o: CFLAGS += -I$(OUTPUT)
+
 $(OUTPUT)/vsockbatch: $(LOADER_OBJS) $(LIBVB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(STATIC_LDFLAGS) $^ $(BPF_LIBS) $(TOOL_LIBS) -o $@
@@ -298,6 +307,8 @@ experiment: deps
 clean:
 	$(call msg,CLEAN)
 	$(Q)rm -rf $(OUTPUT)
+
+FORCE:
 
 .DELETE_ON_ERROR:
 .SECONDARY:
