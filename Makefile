@@ -37,6 +37,10 @@ CFLAGS    += -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE \
 	     -Iinclude -Itools/lib -I$(OUTPUT)/bpf
 BPFCFLAGS := -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) \
 	     -Iinclude -Ibpf
+# The object's bytes are --version's BPF build id: keep the build
+# directory out of its BTF line info, so the same source gives the same id
+# wherever it is built (a package build, a clone).
+BPFCFLAGS += -fdebug-prefix-map=$(CURDIR)=.
 # Guest binaries are static: they run in a busybox initramfs.
 STATIC_LDFLAGS := -static
 BPF_LIBS  := -lbpf -lelf -lz -lzstd
