@@ -61,6 +61,9 @@ usage: ${0##*/} -k VARIANT [-s SMP] [-m MEM_MB] [-t TIMEOUT_S] [-o OUTDIR]
               kernel's instructions per translation block and vCPU at
               each mark to OUTDIR/profile.tsv: scripts/insns-profile.sh
               names their functions)
+  (env VB_GUEST_OVERLAY=DIR: DIR is copied over the image's root last,
+              e.g. a \`make install DESTDIR=DIR\` tree; its executables
+              must be static)
   -H COMMAND  host-side command (bash -c), started once the guest reached
               /init; env VB_UDS = the device's host endpoint (write
               "CONNECT <port>"), VB_OUTDIR, VB_GUEST_PID (gone = the
