@@ -28,19 +28,20 @@ version=$(cat /vb-install/version)
 
 for dir in /usr/local/bin /usr/bin; do
 	v=$dir/vsockbatch
-	"$v" --version >"$out/version${dir%%/bin}.txt" 2>&1 ||
+	tag=$(echo "${dir%/bin}" | tr / _)	# _usr_local, _usr
+	"$v" --version >"$out/version$tag.txt" 2>&1 ||
 		fail "$v --version: exit $?"
-	head -n 1 "$out/version${dir%%/bin}.txt" | grep -qx "vsockbatch $version" ||
-		fail "$v --version: '$(head -n 1 "$out/version${dir%%/bin}.txt")', not 'vsockbatch $version'"
-	grep -q '^bpf object: [0-9a-f]\{16\} ' "$out/version${dir%%/bin}.txt" ||
+	head -n 1 "$out/version$tag.txt" | grep -qx "vsockbatch $version" ||
+		fail "$v --version: '$(head -n 1 "$out/version$tag.txt")', not 'vsockbatch $version'"
+	grep -q '^bpf object: [0-9a-f]\{16\} ' "$out/version$tag.txt" ||
 		fail "$v --version: no BPF build id"
 	"$dir/vsockbatch-top" --version 2>&1 | head -n 1 |
 		grep -qx "vsockbatch-top $version" || fail "$dir/vsockbatch-top --version"
-	"$v" probe >"$out/probe${dir%%/bin}.txt" 2>&1
+	"$v" probe >"$out/probe$tag.txt" 2>&1
 	rc=$?
-	cat "$out/probe${dir%%/bin}.txt"
+	cat "$out/probe$tag.txt"
 	[ $rc -eq 0 ] || fail "$v probe: exit $rc"
-	grep -q '^kernel [^:]*: \(baseline\|batched\) ' "$out/probe${dir%%/bin}.txt" ||
+	grep -q '^kernel [^:]*: \(baseline\|batched\) ' "$out/probe$tag.txt" ||
 		fail "$v probe: no kernel mode line"
 	for b in vb-sender vb-recv vb-pingpong vb-mark; do
 		"$dir/$b" --help >/dev/null 2>&1 || fail "$dir/$b --help: exit $?"
