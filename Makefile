@@ -345,12 +345,14 @@ unit-check: all $(UNIT_BINS) $(if $(VU_SRCS),$(VU_ASAN) $(VU_UNIT_ASAN) $(VU_FUZ
 
 # The docs agree with the tree: the results index is current, every
 # results/ and docs/ path the Markdown quotes exists, each man page lists
-# the options of its program's --help, the bash completion works.
+# the options of its program's --help, the bash completion works, and
+# --version names the release and the embedded BPF object.
 docs-check: tools
 	$(Q)./scripts/results-index.sh --check docs/results.md
 	$(Q)./scripts/doc-paths.sh
 	$(Q)./scripts/man-check.sh $(OUTPUT)
 	$(Q)./tests/completion.sh $(OUTPUT)
+	$(Q)./tests/version.sh $(OUTPUT)
 
 # Bad input to the lab scripts: clear reasons, non-zero exits.
 lab-check:

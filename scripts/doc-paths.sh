@@ -1,6 +1,6 @@
 #!/bin/bash
 # doc-paths.sh: every path the Markdown quotes exists.  Checked in each
-# tracked *.md (not the per-run files under results/*/runs/):
+# *.md git tracks or would (not the per-run files under results/*/runs/):
 #   - `results/...` and `docs/...` paths, from the top of the tree; a
 #     glob must match something; placeholders (<date>) and redirect
 #     targets ("> results/x", a command's output) are skipped;
@@ -32,7 +32,7 @@ while IFS= read -r f; do
 		exists "$dir/$l" || { echo "$f: link $l does not exist"; missing=$((missing + 1)); }
 	done < <(grep -oE '\]\([^)#[:space:]]+' "$f" | sed 's/^](//' |
 		grep -vE '^[a-z]+:' || true)
-done < <(git ls-files '*.md' | grep -v '^results/[^/]*/runs/')
+done < <(git ls-files --cached --others --exclude-standard '*.md' | grep -v '^results/[^/]*/runs/')
 
 echo "doc paths: $checked checked, $missing missing"
 [ "$missing" -eq 0 ]

@@ -28,7 +28,7 @@ mkdir -p "$src"
 # What `make tools` and the package's tests need, nothing of the lab.
 git -C "$top" archive HEAD Makefile VERSION bpf include tools man \
 	completion debian scripts/gen-version.sh scripts/man-check.sh \
-	tests/completion.sh | tar -x -C "$src"
+	tests/completion.sh tests/version.sh | tar -x -C "$src"
 # The copy has no .git: hand --version the describe of HEAD.
 VB_GIT_DESCRIBE=$(git -C "$top" describe --always --tags HEAD)
 export VB_GIT_DESCRIBE
