@@ -108,6 +108,8 @@ for n in "$SMP" "$MEM" "$TIMEOUT"; do
 	[[ "$n" =~ ^[1-9][0-9]*$ ]] || { echo "${0##*/}: '$n' is not a positive number" >&2; exit 2; }
 done
 [ -f "$SCRIPT" ] || { echo "${0##*/}: guest script '$SCRIPT' not found" >&2; exit 2; }
+[ -z "${VB_GUEST_OVERLAY:-}" ] || [ -d "$VB_GUEST_OVERLAY" ] ||
+	{ echo "${0##*/}: VB_GUEST_OVERLAY=$VB_GUEST_OVERLAY is not a directory" >&2; exit 2; }
 case $CLOCK in
 wall) ;;
 icount)
@@ -172,7 +174,8 @@ if [ "$NET" = 1 ]; then
 	VB_GUEST_ENV+="VB_NET_ADDR=$VB_NET_GUEST/24"$'\n'
 fi
 export VB_GUEST_ENV
-"$VB_ROOT/scripts/initramfs.sh" "$KDIR" "$initrd" "$SCRIPT" "$@" || exit 1
+# 2: bad input (an overlay it refuses), else 1
+"$VB_ROOT/scripts/initramfs.sh" "$KDIR" "$initrd" "$SCRIPT" "$@" || exit $(($? == 2 ? 2 : 1))
 
 log="$OUTDIR/console.log"
 # The guest has no ACPI, hence no HPET or PM timer: TSC calibration fails

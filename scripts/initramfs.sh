@@ -51,8 +51,10 @@ done
 if [ -n "${VB_GUEST_OVERLAY:-}" ]; then
 	[ -d "$VB_GUEST_OVERLAY" ] || die "VB_GUEST_OVERLAY=$VB_GUEST_OVERLAY is not a directory"
 	while IFS= read -r -d '' f; do
-		file "$f" | grep -q 'ELF.*dynamically linked' &&
-			die "VB_GUEST_OVERLAY: ${f#"$VB_GUEST_OVERLAY"/} is not statically linked"
+		if file "$f" | grep -q 'ELF.*dynamically linked'; then
+			echo "${0##*/}: VB_GUEST_OVERLAY: ${f#"$VB_GUEST_OVERLAY"/} is not statically linked" >&2
+			exit 2	# bad input, as the runner's own checks
+		fi
 	done < <(find "$VB_GUEST_OVERLAY" -type f -perm -u+x -print0)
 	cp -a "$VB_GUEST_OVERLAY/." "$stage/"
 fi
