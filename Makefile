@@ -8,6 +8,13 @@
 #                   the docs' quoted paths (part of make check)
 #   make lab        build/reuse both lab kernels, run the default experiment
 #   make experiment the AB/BA benchmark matrix (results/<date>-<label>/)
+#   make install    the user's tools, man pages and bash completion
+#                   (PREFIX=/usr/local, DESTDIR=); make uninstall
+#   make static     build/dist/vsockbatch-VERSION-static-ARCH.tar.gz: the
+#                   same tree as make install, for a guest without libbpf
+#   make deb        build/deb/vsockbatch_VERSION_ARCH.deb (dpkg-buildpackage)
+#   make docs-check the results index, the paths the docs quote, the man
+#                   pages against --help, the bash completion
 #
 # Layout of build/: bpf/*.bpf.o + *.skel.h, obj/ (user objects), the static
 # binaries at the top (they are copied into guest initramfs images), and
@@ -32,6 +39,10 @@ CFLAGS    += -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE \
 	     -Iinclude -Itools/lib -I$(OUTPUT)/bpf
 BPFCFLAGS := -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) \
 	     -Iinclude -Ibpf
+# The object's bytes are --version's BPF build id: keep the build
+# directory out of its BTF line info, so the same source gives the same id
+# wherever it is built (a package build, a clone).
+BPFCFLAGS += -fdebug-prefix-map=$(CURDIR)=.
 # Guest binaries are static: they run in a busybox initramfs.
 STATIC_LDFLAGS := -static
 BPF_LIBS  := -lbpf -lelf -lz -lzstd
@@ -110,11 +121,72 @@ Q = @
 msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
-.PHONY: all deps check check-full unit-check results-check lab-check guest-check lab experiment clean kernels
+# What a user installs: the tracer, its top name, the benchmarks, their
+# man pages (scdoc sources in man/) and the bash completion.
+TOOL_BINS  := $(OUTPUT)/vsockbatch $(OUTPUT)/vsockbatch-top $(BENCH_BINS)
+MAN_SRCS   := $(wildcard man/*.scd)
+MAN_PAGES  := $(patsubst man/%.scd,$(OUTPUT)/man/%,$(MAN_SRCS))
+VB_VERSION := $(shell cat VERSION)
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+MANDIR     ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+INSTALL    ?= install
+
+.PHONY: all deps check check-full unit-check results-check lab-check guest-check docs-check lab experiment \
+	clean kernels tools man install uninstall static deb results-index
 all: $(BPF_OBJS) $(BPF_SKELS) $(if $(LOADER_SRCS),$(OUTPUT)/vsockbatch \
 	$(OUTPUT)/vsockbatch-top) $(if $(LAB_SRCS),$(OUTPUT)/vsockbatch-lab) \
 	$(BENCH_BINS) $(PROG_BINS) \
-	$(if $(VU_SRCS),$(OUTPUT)/vhost-user-vsock) $(INSNS_PLUGIN)
+	$(if $(VU_SRCS),$(OUTPUT)/vhost-user-vsock) $(INSNS_PLUGIN) $(MAN_PAGES)
+
+tools: $(TOOL_BINS) $(MAN_PAGES)
+man: $(MAN_PAGES)
+
+$(OUTPUT)/man/%: man/%.scd
+	$(call msg,SCDOC,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)scdoc < $< > $@
+
+# Everything at the top of build/ is linked static already (guests boot a
+# busybox initramfs), so install copies the same binaries the lab uses.
+install: tools
+	$(Q)$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(BASHCOMPDIR)
+	$(Q)$(INSTALL) -m 755 $(OUTPUT)/vsockbatch $(BENCH_BINS) $(DESTDIR)$(BINDIR)/
+	$(Q)ln -sf vsockbatch $(DESTDIR)$(BINDIR)/vsockbatch-top
+	$(Q)$(INSTALL) -m 644 $(filter %.1,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man1/
+	$(Q)$(INSTALL) -m 644 $(filter %.8,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man8/
+	$(Q)$(INSTALL) -m 644 completion/vsockbatch.bash $(DESTDIR)$(BASHCOMPDIR)/vsockbatch
+	$(Q)for p in vsockbatch-top $(notdir $(BENCH_BINS)); do \
+		ln -sf vsockbatch $(DESTDIR)$(BASHCOMPDIR)/$$p; done
+
+uninstall:
+	$(Q)rm -f $(DESTDIR)$(BINDIR)/vsockbatch $(DESTDIR)$(BINDIR)/vsockbatch-top \
+		$(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(BENCH_BINS))) \
+		$(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(filter %.1,$(MAN_PAGES)))) \
+		$(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(filter %.8,$(MAN_PAGES)))) \
+		$(addprefix $(DESTDIR)$(BASHCOMPDIR)/,vsockbatch vsockbatch-top $(notdir $(BENCH_BINS)))
+
+# A tarball of `make install PREFIX=/usr/local` for a guest with no
+# libbpf, libelf, zlib or libzstd: every binary in it must be static.
+STATIC_TAR := $(OUTPUT)/dist/vsockbatch-$(VB_VERSION)-static-$(shell uname -m).tar.gz
+static: tools
+	$(Q)rm -rf $(OUTPUT)/dist/root && mkdir -p $(OUTPUT)/dist/root
+	$(Q)$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/$(OUTPUT)/dist/root PREFIX=/usr/local
+	$(Q)./scripts/check-static.sh $(OUTPUT)/dist/root/usr/local/bin/*
+	$(Q)tar -C $(OUTPUT)/dist/root -czf $(STATIC_TAR) --owner=0 --group=0 usr
+	@echo "  STATIC   $(STATIC_TAR)"
+
+# The package is built from a copy of the committed tree (HEAD), so it
+# is what a commit holds, never a half-edited work tree, and the package
+# build's clean step cannot touch this build/.
+deb:
+	$(Q)./scripts/make-deb.sh $(OUTPUT)/deb
+
+# docs/results.md, one row per results set, generated from the sets.
+results-index:
+	$(Q)./scripts/results-index.sh > docs/results.md
 
 $(OUTPUT) $(OUTPUT)/bpf $(OUTPUT)/tests:
 	$(Q)mkdir -p $@
@@ -160,6 +232,15 @@ $(OUTPUT)/obj/tools/vhost-user-vsock/hostio.o: CFLAGS += -Itests/lib
 $(LIBVBTEST): $(TESTLIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
+
+# --version's release, git describe and BPF build id.  Always run, but the
+# header is rewritten only when its text changes, so only a new commit, a
+# dirty tree or new BPF code recompiles main.o.
+VERSION_H := $(OUTPUT)/version.h
+$(VERSION_H): $(OUTPUT)/bpf/vsockbatch.bpf.o VERSION FORCE
+	$(Q)./scripts/gen-version.sh $@ $<
+$(OUTPUT)/obj/tools/vsockbatch/main.o: $(VERSION_H)
+$(OUTPUT)/obj/tools/vsockbatch/main.o: CFLAGS += -I$(OUTPUT)
 
 $(OUTPUT)/vsockbatch: $(LOADER_OBJS) $(LIBVB)
 	$(call msg,LINK,$@)
@@ -275,6 +356,16 @@ results-check: $(if $(LAB_SRCS),$(OUTPUT)/vsockbatch-lab)
 	$(Q)./tests/file-size.sh
 	$(Q)./tests/doc-paths.sh
 
+# The docs agree with the tree: the results index is current, every
+# results/ and docs/ path the Markdown quotes exists, each man page lists
+# the options of its program's --help, the bash completion works, and
+# --version names the release and the embedded BPF object.
+docs-check: tools
+	$(Q)./scripts/results-index.sh --check docs/results.md
+	$(Q)./scripts/man-check.sh $(OUTPUT)
+	$(Q)./tests/completion.sh $(OUTPUT)
+	$(Q)./tests/version.sh $(OUTPUT)
+
 # Bad input to the lab scripts: clear reasons, non-zero exits.
 lab-check:
 	$(Q)./tests/lab-inputs.sh
@@ -293,6 +384,7 @@ check: deps
 	$(Q)./scripts/kernel-build.sh baseline >/dev/null
 	$(Q)./scripts/kernel-build.sh patched >/dev/null
 	$(Q)VB_REQUIRE_LAB_KERNELS=1 $(MAKE) --no-print-directory unit-check
+	$(Q)$(MAKE) --no-print-directory docs-check
 	$(Q)$(MAKE) --no-print-directory lab-check
 	$(Q)$(MAKE) --no-print-directory guest-check
 
@@ -316,6 +408,8 @@ experiment: deps
 clean:
 	$(call msg,CLEAN)
 	$(Q)rm -rf $(OUTPUT)
+
+FORCE:
 
 .DELETE_ON_ERROR:
 .SECONDARY:

@@ -61,6 +61,9 @@ usage: ${0##*/} -k VARIANT [-s SMP] [-m MEM_MB] [-t TIMEOUT_S] [-o OUTDIR]
               kernel's instructions per translation block and vCPU at
               each mark to OUTDIR/profile.tsv: scripts/insns-profile.sh
               names their functions)
+  (env VB_GUEST_OVERLAY=DIR: DIR is copied over the image's root last,
+              e.g. a \`make install DESTDIR=DIR\` tree; its executables
+              must be static)
   -H COMMAND  host-side command (bash -c), started once the guest reached
               /init; env VB_UDS = the device's host endpoint (write
               "CONNECT <port>"), VB_OUTDIR, VB_GUEST_PID (gone = the
@@ -105,6 +108,8 @@ for n in "$SMP" "$MEM" "$TIMEOUT"; do
 	[[ "$n" =~ ^[1-9][0-9]*$ ]] || { echo "${0##*/}: '$n' is not a positive number" >&2; exit 2; }
 done
 [ -f "$SCRIPT" ] || { echo "${0##*/}: guest script '$SCRIPT' not found" >&2; exit 2; }
+[ -z "${VB_GUEST_OVERLAY:-}" ] || [ -d "$VB_GUEST_OVERLAY" ] ||
+	{ echo "${0##*/}: VB_GUEST_OVERLAY=$VB_GUEST_OVERLAY is not a directory" >&2; exit 2; }
 case $CLOCK in
 wall) ;;
 icount)
@@ -169,7 +174,8 @@ if [ "$NET" = 1 ]; then
 	VB_GUEST_ENV+="VB_NET_ADDR=$VB_NET_GUEST/24"$'\n'
 fi
 export VB_GUEST_ENV
-"$VB_ROOT/scripts/initramfs.sh" "$KDIR" "$initrd" "$SCRIPT" "$@" || exit 1
+# 2: bad input (an overlay it refuses), else 1
+"$VB_ROOT/scripts/initramfs.sh" "$KDIR" "$initrd" "$SCRIPT" "$@" || exit $(($? == 2 ? 2 : 1))
 
 log="$OUTDIR/console.log"
 # The guest has no ACPI, hence no HPET or PM timer: TSC calibration fails

@@ -5,7 +5,9 @@
 # vsock_perf built from the same tree (lab kernels only), every static binary in build/, the
 # repo's tests/guest/ scripts (/vb/guest), the script to run (/vb/script)
 # with its arguments (/vb/args, one per line) and environment (/vb/env,
-# from VB_GUEST_ENV: newline-separated KEY=VALUE lines).
+# from VB_GUEST_ENV: newline-separated KEY=VALUE lines).  VB_GUEST_OVERLAY,
+# a directory, is copied over the image root last (e.g. a `make install
+# DESTDIR=` tree or a dpkg --root): tests/install-guest.sh.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -43,6 +45,19 @@ for f in "$VB_ROOT"/build/*; do
 		die "build/${f##*/} is not statically linked"
 	cp "$f" "$stage/usr/bin/"
 done
+
+# An installed tree goes over everything else, so what it installs is
+# what the guest runs; its binaries must be static like build/'s.
+if [ -n "${VB_GUEST_OVERLAY:-}" ]; then
+	[ -d "$VB_GUEST_OVERLAY" ] || die "VB_GUEST_OVERLAY=$VB_GUEST_OVERLAY is not a directory"
+	while IFS= read -r -d '' f; do
+		if file "$f" | grep -q 'ELF.*dynamically linked'; then
+			echo "${0##*/}: VB_GUEST_OVERLAY: ${f#"$VB_GUEST_OVERLAY"/} is not statically linked" >&2
+			exit 2	# bad input, as the runner's own checks
+		fi
+	done < <(find "$VB_GUEST_OVERLAY" -type f -perm -u+x -print0)
+	cp -a "$VB_GUEST_OVERLAY/." "$stage/"
+fi
 
 cp -r "$VB_ROOT/tests/guest" "$stage/vb/guest"
 cp "$SCRIPT" "$stage/vb/script"

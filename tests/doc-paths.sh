@@ -4,7 +4,7 @@
 #   tests/doc-paths.sh [FILE.md...]      (default: every tracked *.md)
 #
 # Checked in each file:
-#   - results/... words (relative to the repository's top): the path
+#   - results/... and docs/... words (relative to the repository's top): the path
 #     exists; a glob (results/*-h2g/) matches something; the form
 #     results/SET/raw.tar.xz:MEMBER names a member (file or directory) of
 #     that set's archive (scripts/results-raw.sh)
@@ -66,7 +66,7 @@ for f in "${files[@]}"; do
 		while [[ "$p" =~ [.,\;:\)]$ ]]; do p=${p%?}; done
 		n=$((n + 1))
 		resolves . "$p" || complain "$f:$ln" "$p"
-	done < <(grep -noP '(?<![A-Za-z0-9_./>-])(?<!> )results/[A-Za-z0-9._/*:-]*' "$tmp/text" || :)
+	done < <(grep -noP '(?<![A-Za-z0-9_./>-])(?<!> )(results|docs)/[A-Za-z0-9._/*:-]*' "$tmp/text" || :)
 	# markdown link targets
 	while IFS=: read -r ln target; do
 		target=${target#](}

@@ -112,6 +112,14 @@ expect "runner: bad vCPU count" 2 "not a positive number" \
 	"$ROOT/scripts/guest-run.sh" -k baseline -s 0 "$ROOT/tests/guest/vsock_test.sh"
 expect "runner: vhost-user device with a reserved CID" 2 "CID must be a number >= 3" \
 	"$ROOT/scripts/guest-run.sh" -k baseline -U -c 2 "$ROOT/tests/guest/vsock_test.sh"
+expect "runner: VB_GUEST_OVERLAY not a directory" 2 "VB_GUEST_OVERLAY=.* is not a directory" \
+	env VB_GUEST_OVERLAY="$tmp/nosuch" "$ROOT/scripts/guest-run.sh" -k baseline \
+	"$ROOT/tests/guest/vsock_test.sh"
+# An installed tree whose binary a busybox guest could not run.
+mkdir -p "$tmp/overlay/usr/bin" && cp /bin/true "$tmp/overlay/usr/bin/"
+expect "runner: VB_GUEST_OVERLAY with a dynamic binary" 2 "usr/bin/true is not statically linked" \
+	env VB_GUEST_OVERLAY="$tmp/overlay" "$ROOT/scripts/guest-run.sh" -k baseline \
+	"$ROOT/tests/guest/vsock_test.sh"
 expect "runner: missing script" 2 "not found" \
 	"$ROOT/scripts/guest-run.sh" -k baseline /nonexistent.sh
 

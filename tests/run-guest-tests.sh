@@ -138,6 +138,20 @@ for b in $(variants_of baseline); do
 	fi
 done
 
+# The tools as a user installs them: `make install DESTDIR=` and the
+# Debian package (dpkg --root) in a baseline guest's image, then
+# --version and probe there (13 s here, package build included).
+case " $VARIANTS " in *" baseline "*)
+	echo "--- installed tools: baseline"
+	if "$ROOT/tests/install-guest.sh" -k baseline -o "$OUT/install" \
+	    >"$OUT/install.log" 2>&1; then
+		verdict PASS "baseline: make install DESTDIR= and the .deb run in a guest (--version, probe)"
+	else
+		tail -n 15 "$OUT/install/guest/guest.log" "$OUT/install.log" 2>/dev/null
+		verdict FAIL "baseline: installed tools ($OUT/install)"
+	fi ;;
+esac
+
 # The AB/BA experiment pipeline end to end (the --quick matrix:
 # baseline, p1-3 and patched guests, one pair, tiny transfers): every
 # output file produced and well formed.  Loopback runs in the

@@ -482,6 +482,45 @@ static char *render_text(const struct vb_results *r, bool verbose)
 	return buf;
 }
 
+/*
+ * A path longer than the header line is printed whole, on lines of its
+ * own within 80 columns: joined without their 2-column indent they give
+ * the path back (it used to be cut at its front, "...lts/2026-...").
+ */
+static void test_text_long_path(void **state)
+{
+	static const char path[] =
+		"/work/somewhere/vsockbatch/results/2026-12-01-h2g-wall-timed/"
+		"runs/r03-patched/traced/a-results-file-whose-name-alone-is-"
+		"longer-than-the-eighty-columns-of-a-terminal-line.json";
+	struct vb_results r;
+	struct vb_advice a;
+	char err[256], *buf = NULL, joined[sizeof(path)] = "";
+	const char *p, *e;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	base(&r);
+	idle(&r);
+	assert_int_equal(vb_advise(&r, &a, err, sizeof(err)), 0);
+	f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	vb_advise_print_text(f, &r, &a, path, false);
+	fclose(f);
+	check_width(buf);
+	assert_true(strncmp(buf, "vsockbatch advise:\n", 19) == 0);
+	for (p = buf + 19; strncmp(p, "  ", 2) == 0; p = e + 1) {
+		e = strchr(p, '\n');
+		assert_non_null(e);
+		assert_true(strlen(joined) + (size_t)(e - p - 2) < sizeof(joined));
+		strncat(joined, p + 2, (size_t)(e - p - 2));
+	}
+	assert_string_equal(joined, path);
+	free(buf);
+	vb_results_free(&r);
+}
+
 static void test_text(void **state)
 {
 	struct vb_results r;
@@ -710,8 +749,9 @@ static void test_command(void **state)
 	assert_non_null(strstr(out, "format"));
 	free(out);
 	free(p);
+	/* a missing file is bad input, as elsewhere */
 	assert_int_equal(run(&out, 2, "advise", "/nonexistent/x.json"),
-			 VB_EXIT_FAIL);
+			 VB_EXIT_USAGE);
 	free(out);
 	assert_int_equal(run(&out, 1, "advise"), VB_EXIT_USAGE);
 	free(out);
@@ -781,6 +821,7 @@ int main(void)
 		cmocka_unit_test(test_starve),
 		cmocka_unit_test(test_mismatched),
 		cmocka_unit_test(test_text),
+		cmocka_unit_test(test_text_long_path),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_line),
 		cmocka_unit_test(test_top_line),

@@ -246,7 +246,7 @@ static void test_report_bad_input(void **state)
 	assert_int_equal(run(cmd_report, &out, &err, 3, "report", "--bogus", "x"), 2);
 	free(out);
 	free(err);
-	assert_int_equal(run(cmd_report, &out, &err, 2, "report", "/nonexistent.json"), 1);
+	assert_int_equal(run(cmd_report, &out, &err, 2, "report", "/nonexistent.json"), 2);
 	expect_in(err, "No such file");
 	free(out);
 	free(err);
@@ -355,7 +355,7 @@ static void test_top_replay_json_and_errors(void **state)
 	expect_in(err, "invalid interval");
 	free(out);
 	free(err);
-	assert_int_equal(run(cmd_top, &out, &err, 4, "top", "-b", "--replay", "/nonexistent"), 1);
+	assert_int_equal(run(cmd_top, &out, &err, 4, "top", "-b", "--replay", "/nonexistent"), 2);
 	free(out);
 	free(err);
 	/* a replay is one frame of the whole file: -i, -C, -n are refused */

@@ -64,6 +64,31 @@ static void print_finding(FILE *f, const struct vb_adv_finding *x, int num)
 		wrap(f, "    -> ", 7, x->advice);
 }
 
+/*
+ * A path too long for the header line gets lines of its own, indented by
+ * 2 and broken after a '/' (mid-name only when one name is wider than a
+ * line), so no part of it is lost: joined without the indent, the lines
+ * are the path.
+ */
+static void print_path(FILE *f, const char *path)
+{
+	const int room = WIDTH - 2;
+	size_t len = strlen(path);
+
+	while (len > (size_t)room) {
+		int cut = room;
+
+		while (cut > 1 && path[cut - 1] != '/')
+			cut--;
+		if (cut <= 1)
+			cut = room;
+		fprintf(f, "  %.*s\n", cut, path);
+		path += cut;
+		len -= cut;
+	}
+	fprintf(f, "  %s\n", path);
+}
+
 void vb_advise_print_text(FILE *f, const struct vb_results *r,
 			  const struct vb_advice *a, const char *name,
 			  bool verbose)
@@ -73,12 +98,12 @@ void vb_advise_print_text(FILE *f, const struct vb_results *r,
 	int num = 0;
 	bool any;
 
-	/* a path is one word: keep its end if it does not fit */
-	if (strlen(name) > WIDTH - 19)
-		fprintf(f, "vsockbatch advise: ...%s\n",
-			name + strlen(name) - (WIDTH - 22));
-	else
+	if (strlen(name) > WIDTH - 19) {
+		fputs("vsockbatch advise:\n", f);
+		print_path(f, name);
+	} else {
 		fprintf(f, "vsockbatch advise: %s\n", name);
+	}
 	snprintf(line, sizeof(line), "kernel %s %s, %.2f MiB in %.2f s "
 		 "(%.2f MiB/s), RX on CPU %d", r->kernel_release,
 		 vb_mode_name(r->mode),
@@ -261,9 +286,9 @@ static void usage(FILE *f)
 "  -r, --rules    the rules, their thresholds and reasons\n"
 "  -h, --help     this help\n"
 "\n"
-"Exit status: 0 advice printed (also when no rule fired), 1 I/O failure,\n"
-"2 bad usage, or a file that is not a valid results file or holds no\n"
-"recorded data packets.\n");
+"Exit status: 0 advice printed (also when no rule fired), 1 read or\n"
+"write error, 2 bad usage, or a FILE that is missing, unreadable, not a\n"
+"valid results file or holds no recorded data packets.\n");
 }
 
 int cmd_advise(int argc, char **argv)
@@ -318,8 +343,7 @@ int cmd_advise(int argc, char **argv)
 	e = vb_results_load(argv[optind], &r, err, sizeof(err));
 	if (e) {
 		fprintf(stderr, "vsockbatch advise: %s\n", err);
-		return (e == -EINVAL || e == -EPROTO) ? VB_EXIT_USAGE
-						      : VB_EXIT_FAIL;
+		return vb_results_load_exit(e);
 	}
 	if (vb_advise(&r, &a, err, sizeof(err))) {
 		fprintf(stderr, "vsockbatch advise: %s: %s\n", argv[optind], err);

@@ -175,10 +175,7 @@ static int side_load(struct side *s)
 		rc = vb_results_load(s->paths[i], &s->res[i], err, sizeof(err));
 		if (rc) {
 			fprintf(stderr, CMP_NAME ": %s file: %s\n", s->name, err);
-			/* unreadable input is a bad argument; I/O trouble or
-			 * memory is a runtime failure */
-			return (rc == -EIO || rc == -ENOMEM) ? VB_EXIT_FAIL
-							     : VB_EXIT_USAGE;
+			return vb_results_load_exit(rc);
 		}
 		vb_metrics_compute(&s->res[i].totals, &s->res[i].cost,
 				   s->res[i].trace, &s->met[i]);

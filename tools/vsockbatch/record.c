@@ -94,7 +94,7 @@ static void usage(FILE *f)
 "                         full: + vsock function hooks for window times,\n"
 "                         data-ready latency and reader waits (default on\n"
 "                         baseline kernels).  Each mode's measured cost is\n"
-"                         stored in the file (README: tracer overhead)\n"
+"                         stored in the file (docs/tracer.md)\n"
 "  -l, --label KEY=VALUE  store a label in the file (repeatable), e.g.\n"
 "                         payload=64 receiver=poll kernel=patched\n"
 "      --bpf-stats        also measure the time spent in the tracer's BPF\n"

@@ -737,9 +737,12 @@ static void usage(FILE *f)
 "                  histograms) and per-CPU rows as JSON (one key a line)\n"
 "  -h, --help      this help\n"
 "\n"
-"Exit status: 0 printed, 1 I/O failure, 2 bad usage or a file that is\n"
-"not a valid results file (malformed, truncated, wrong version, corrupt\n"
-"compressed data).\n");
+"Exit status: 0 printed, 1 read or write error, 2 bad usage or a FILE
+"
+"that is missing, unreadable or not a valid results file (malformed,
+"
+"truncated, wrong version, corrupt compressed data).
+");
 }
 
 int cmd_report(int argc, char **argv)
@@ -785,9 +788,7 @@ int cmd_report(int argc, char **argv)
 	e = vb_results_load(argv[optind], &r, err, sizeof(err));
 	if (e) {
 		fprintf(stderr, "vsockbatch report: %s\n", err);
-		/* unreadable file: runtime failure; bad content: bad input */
-		return (e == -EINVAL || e == -EPROTO) ? VB_EXIT_USAGE
-						      : VB_EXIT_FAIL;
+		return vb_results_load_exit(e);
 	}
 	if (json) {
 		s = vb_report_json(&r, argv[optind]);

@@ -16,6 +16,7 @@
 #include <jansson.h>
 
 #include "hist.h"
+#include "exit_status.h"
 #include "results.h"
 #include "zread.h"
 
@@ -881,6 +882,11 @@ int vb_results_load_string(const char *json, struct vb_results *r,
 	json_t *root = json_loads(json, JSON_REJECT_DUPLICATES, &jerr);
 
 	return load_json(root, &jerr, "<string>", r, errbuf, errlen);
+}
+
+int vb_results_load_exit(int err)
+{
+	return (err == -EIO || err == -ENOMEM) ? VB_EXIT_FAIL : VB_EXIT_USAGE;
 }
 
 int vb_results_load(const char *path, struct vb_results *r,

@@ -214,6 +214,12 @@ int vb_results_load(const char *path, struct vb_results *r,
 		    char *errbuf, size_t errlen);
 int vb_results_load_string(const char *json, struct vb_results *r,
 			   char *errbuf, size_t errlen);
+/*
+ * The exit status for a vb_results_load() error: a file the user named
+ * that is missing, unreadable or not a results file is bad input
+ * (VB_EXIT_USAGE); only a read error or no memory is a runtime failure.
+ */
+int vb_results_load_exit(int err);
 int vb_results_save(const char *path, const struct vb_results *r,
 		    char *errbuf, size_t errlen);
 /* Malloc'ed JSON text (indent 0 = compact), NULL on failure. */

@@ -791,8 +791,7 @@ int cmd_top(int argc, char **argv)
 		e = vb_results_load(o.replay, &r, err, sizeof(err));
 		if (e) {
 			fprintf(stderr, "vsockbatch top: %s\n", err);
-			return (e == -EINVAL || e == -EPROTO) ? VB_EXIT_USAGE
-							      : VB_EXIT_FAIL;
+			return vb_results_load_exit(e);
 		}
 		e = vb_top_frame_build(&frame, &r, (double)r.duration_ns / 1e9,
 				       r.cost.total, (double)r.duration_ns / 1e9,
