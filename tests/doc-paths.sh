@@ -64,6 +64,8 @@ for f in "${files[@]}"; do
 		# trailing sentence punctuation and markdown emphasis
 		p=${p%%\*\*}
 		while [[ "$p" =~ [.,\;:\)]$ ]]; do p=${p%?}; done
+		# a placeholder (results/SET/...), not a path
+		[[ "$p" =~ /[A-Z]+(/|$) ]] && continue
 		n=$((n + 1))
 		resolves . "$p" || complain "$f:$ln" "$p"
 	done < <(grep -noP '(?<![A-Za-z0-9_./>-])(?<!> )(results|docs)/[A-Za-z0-9._/*:-]*' "$tmp/text" || :)

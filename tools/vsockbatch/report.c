@@ -737,12 +737,9 @@ static void usage(FILE *f)
 "                  histograms) and per-CPU rows as JSON (one key a line)\n"
 "  -h, --help      this help\n"
 "\n"
-"Exit status: 0 printed, 1 read or write error, 2 bad usage or a FILE
-"
-"that is missing, unreadable or not a valid results file (malformed,
-"
-"truncated, wrong version, corrupt compressed data).
-");
+"Exit status: 0 printed, 1 read or write error, 2 bad usage or a FILE\n"
+"that is missing, unreadable or not a valid results file (malformed,\n"
+"truncated, wrong version, corrupt compressed data).\n");
 }
 
 int cmd_report(int argc, char **argv)
