@@ -10,12 +10,13 @@ set -euo pipefail
 MAX=$((1024 * 1024))
 # path: reason
 EXCEPTIONS=(
-	# The three --profile sets keep each run's block profile as
-	# profile.tsv.gz (already gzip -9: xz cannot shrink it); 2.6-2.8 MiB
+	# The four --profile sets keep each run's block profile as
+	# profile.tsv.gz (already gzip -9: xz cannot shrink it); 1.1-2.8 MiB
 	# each, the data scripts/insns-profile.sh and profile-spread.sh read.
 	results/2026-12-02-h2g-icount-64-pcp-high/raw.tar.xz
 	results/2026-12-02-h2g-icount-64-profile/raw.tar.xz
 	results/2026-12-02-h2g-icount-64-slab-keep/raw.tar.xz
+	results/2026-12-03-h2g-icount-64-profile-7.2/raw.tar.xz
 )
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
