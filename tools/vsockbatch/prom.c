@@ -354,7 +354,7 @@ static void tracer_families(struct out *o)
 	/* left out, not 0, when this mode and kernel were never measured */
 	if (s->noverhead) {
 		family(o, "tracer_overhead_ratio", T_GAUGE,
-		       "The tracer's measured cost in this mode on this kernel: extra guest instructions per byte received, traced vs untraced, under QEMU icount, per payload size of the measurement.");
+		       "The tracer's measured cost in this mode on this kernel: extra guest instructions per byte received, traced vs untraced, under QEMU icount, per payload size of the measurement (a negative figure is within that measurement's noise).");
 		for (i = 0; i < s->noverhead; i++) {
 			fprintf(o->f, "vsockbatch_tracer_overhead_ratio{payload_bytes=\"%s\",source=\"",
 				s->overhead[i].payload);
