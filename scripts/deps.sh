@@ -12,6 +12,7 @@ flex bison bc libssl-dev dwarves cpio xz-utils kmod
 rsync ccache
 qemu-system-x86 busybox-static
 gnuplot-nox tmux jq file
+libmicrohttpd-dev prometheus socat
 "
 
 missing=""

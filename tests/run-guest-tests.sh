@@ -27,11 +27,12 @@ tests_for() {
 	baseline|patched)
 		echo "vsock_test.sh stress.sh tracer.sh tracer-kprobe.sh" \
 			"sigint-loop.sh bench-smoke.sh sockmap.sh" \
-			"sockmap-order.sh vsockmon.sh rx-ends.sh" ;;
+			"sockmap-order.sh vsockmon.sh rx-ends.sh export.sh" ;;
 	p1-3)	# batches without the rx_batch event: tracer-kprobe.sh
 		# asserts runs it cannot see there
 		echo "vsock_test.sh stress.sh tracer.sh bench-smoke.sh" \
-			"sockmap.sh sockmap-order.sh vsockmon.sh rx-ends.sh" ;;
+			"sockmap.sh sockmap-order.sh vsockmon.sh rx-ends.sh" \
+			"export.sh" ;;
 	debug|baseline-debug)
 		# debug has vsock built in: the tracer's vmlinux-BTF case
 		echo "vsock_test.sh stress.sh sockmap.sh sockmap-order.sh" \
@@ -40,7 +41,7 @@ tests_for() {
 		# booted without vsock (guest_env): the refusals first, which
 		# then load the modules for the tracer's own tests
 		echo "tracer-refusals.sh tracer.sh tracer-kprobe.sh" \
-			"sigint-loop.sh" ;;
+			"sigint-loop.sh export.sh" ;;
 	esac
 }
 
