@@ -10,7 +10,8 @@
 # the split packaging); VB_CHECK_EXPERIMENT=0 skips
 # the quick experiment, VB_CHECK_VHOST_USER=0 the vhost-user smoke tests
 # (baseline, patched and, at smaller sizes, debug) and the advise
-# scenarios, VB_CHECK_ADVISE=0 the advise scenarios alone.
+# scenarios, VB_CHECK_ADVISE=0 the advise scenarios alone,
+# VB_CHECK_PROMETHEUS=0 the exporter scraped by a real Prometheus.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/scripts/lib.sh"
@@ -131,6 +132,31 @@ if [ "${VB_CHECK_EXPERIMENT:-1}" = 1 ]; then
 			verdict FAIL "experiment --quick --mode h2g ($OUT/experiment-quick-h2g.log)"
 		fi
 	fi
+fi
+
+# `vsockbatch export` scraped by a real Prometheus (the Debian package)
+# in the lab's private network namespace while the host sends 64 B
+# writes for 15 s through the vhost-user device; PromQL over its HTTP API
+# must agree with `vsockbatch record` of the same transfer (packets
+# 0.5 %, packets per window, the recording rule and lookups per packet
+# 1 %), and the page must come over AF_VSOCK too
+# (tests/export-prom-host.sh).  About 1 min per kernel.
+# VB_CHECK_PROMETHEUS=0 skips it.
+if [ "${VB_CHECK_PROMETHEUS:-1}" = 1 ]; then
+	for v in baseline patched; do
+		case " $VARIANTS " in *" $v "*) ;; *) continue ;; esac
+		echo "--- export scraped by Prometheus: $v"
+		if "$ROOT/scripts/guest-run.sh" -k "$v" -t 300 -N -U \
+		    -H "'$ROOT/tests/export-prom-host.sh'" -e "VB_VARIANT=$v" \
+		    -o "$OUT/export-prom-$v" "$ROOT/tests/guest/export-prom.sh" \
+		    >/dev/null 2>"$OUT/export-prom-$v.log"; then
+			verdict PASS "$v: export scraped by Prometheus: PromQL agrees with record ($(grep -c ': ok:' "$OUT/export-prom-$v/export-prom.txt") checks)"
+		else
+			cat "$OUT/export-prom-$v/export-prom.txt" 2>/dev/null | tail -n 8
+			tail -n 4 "$OUT/export-prom-$v.log"
+			verdict FAIL "$v: export scraped by Prometheus ($OUT/export-prom-$v)"
+		fi
+	done
 fi
 
 # Host<->guest traffic through the lab's vhost-user-vsock back-end: the

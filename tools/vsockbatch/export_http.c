@@ -219,8 +219,13 @@ struct vb_http *vb_http_start(int fd, unsigned int threads, struct vb_pub *pub,
 	/*
 	 * Bounded: at most 64 connections, idle ones dropped after 10 s,
 	 * so a stuck or hostile client costs a bounded amount of memory.
+	 * MHD_USE_ITC: stop wakes the pool through an eventfd, not by
+	 * shutdown() of the listening socket, which does not wake an
+	 * AF_VSOCK listener's epoll (the exporter hung in
+	 * MHD_stop_daemon() on SIGTERM with --vsock-port).
 	 */
-	h->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL,
+	h->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
+				MHD_USE_ITC,
 				0, NULL, NULL, on_request, h,
 				MHD_OPTION_LISTEN_SOCKET, fd,
 				MHD_OPTION_THREAD_POOL_SIZE, threads,
