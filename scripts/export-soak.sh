@@ -1,0 +1,57 @@
+#!/bin/bash
+# export-soak.sh [--minutes N] [-k VARIANT] [--out DIR]: `vsockbatch
+# export` under traffic for N minutes (default 30) in one lab guest (one
+# vCPU, so that it holds one host core at most), memory sampled every
+# 30 s (tests/guest/export-soak.sh: new ports all the time, a scrape a
+# second).  Verdict in OUT/soak-summary.txt: flat when the largest RSS
+# after the first 5 minutes exceeds the RSS at 5 minutes by at most
+# 256 KiB, the fd count never changes and the page stays within its
+# bound (ports tracked <= 8).  Default OUT: results/<UTC date>-export-soak.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+MIN=30 VARIANT=patched OUT=
+bad() { echo "${0##*/}: $*" >&2; exit 2; }
+while [ $# -gt 0 ]; do
+	case $1 in
+	--minutes) MIN=${2-}; shift ;;
+	-k) VARIANT=${2-}; shift ;;
+	--out) OUT=${2-}; shift ;;
+	*) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
+	esac
+	shift
+done
+[[ "$MIN" =~ ^[1-9][0-9]*$ ]] || bad "--minutes needs a whole number >= 1"
+[ -n "$OUT" ] || OUT=$VB_ROOT/results/$(date -u +%Y-%m-%d)-export-soak
+[ -z "$(ls -A "$OUT" 2>/dev/null)" ] || bad "$OUT exists and is not empty (--out)"
+mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd) || exit 1
+make -C "$VB_ROOT" -j2 all >"$OUT/build.log" 2>&1 || die "build failed ($OUT/build.log)"
+load0=$(cut -d' ' -f1-3 /proc/loadavg) t0=$(date +%s)
+"$VB_ROOT/scripts/guest-run.sh" -k "$VARIANT" -s 1 -t $((MIN * 60 + 600)) -o "$OUT" \
+	"$VB_ROOT/tests/guest/export-soak.sh" "$MIN" >/dev/null 2>"$OUT/guest-run.err"
+rc=$?
+load1=$(cut -d' ' -f1-3 /proc/loadavg)
+[ -s "$OUT/soak.tsv" ] || die "no samples (guest exit $rc; $OUT/guest-run.err)"
+awk -F'\t' -v rc="$rc" -v min="$MIN" -v l0="$load0" -v l1="$load1" -v secs=$(($(date +%s) - t0)) '
+	NR == 1 { next }
+	{ n++; t[n] = $1; rss[n] = $2; fds[n] = $4; ports[n] = $7; lines[n] = $6 }
+	END {
+		for (i = 1; i <= n && t[i] < 300; i++) ;
+		if (i > n) {
+			printf "export soak: %d min, %d samples: too short for a verdict (none after 5 min)\n", min, n
+			exit 1
+		}
+		base = rss[i]; max = 0; maxl = 0; fdchg = 0; pmax = 0
+		for (j = i; j <= n; j++) if (rss[j] > max) max = rss[j]
+		for (j = 1; j <= n; j++) {
+			if (fds[j] != fds[1]) fdchg = 1
+			if (ports[j] > pmax) pmax = ports[j]
+			if (lines[j] > maxl) maxl = lines[j]
+		}
+		flat = max - base <= 256 && !fdchg && pmax <= 8 && rc == 0
+		printf "export soak: %d min, %d samples, guest exit %d, %d s, host load %s -> %s\n", min, n, rc, secs, l0, l1
+		printf "RSS first %d KiB, at %d s %d KiB, largest after %d KiB, last %d KiB\n", rss[1], t[i], base, max, rss[n]
+		printf "fds %s (%s), ports tracked at most %d (bound 8), page lines at most %d\n",
+			fds[1], fdchg ? "changed" : "constant", pmax, maxl
+		printf "verdict: %s\n", flat ? "FLAT" : "NOT FLAT (or the run failed)"
+		exit !flat
+	}' "$OUT/soak.tsv" | tee "$OUT/soak-summary.txt"
