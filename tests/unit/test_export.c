@@ -405,6 +405,37 @@ static void test_fold(void **state)
 	vb_prom_snap_free(&s);
 }
 
+/*
+ * The hard bound docs/export.md states: 105 + 9 x CPUs series (full
+ * mode, batched kernel), + 3 + 16 x (max-ports + 1) with --ports, however
+ * many ports carry traffic.
+ */
+static void test_cardinality(void **state)
+{
+	struct fixture_flow many[40];
+	struct vb_prom_snap s;
+	struct vb_results r;
+	size_t i, n = 0;
+	char *p, *l;
+
+	(void)state;
+	for (i = 0; i < 40; i++)
+		many[i] = (struct fixture_flow){ (uint32_t)(2000 + i), 1, 1 };
+	vb_results_init(&r);
+	snap_setup(&s, VB_TRACE_FULL, VB_MODE_BATCHED, true);
+	s.max_ports = VB_PROM_PORTS_DEFAULT;
+	make_read(&r, 1, many, 40, 3);
+	assert_int_equal(vb_prom_snap_fold(&s, &r), 0);
+	assert_int_equal(s.nports, VB_PROM_PORTS_DEFAULT);
+	p = page_of(&s, VB_PROM_TEXT);
+	for (l = p; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		n += *l != '#';
+	assert_int_equal(n, 105 + 9 * 2 + 3 + 16 * (VB_PROM_PORTS_DEFAULT + 1));
+	free(p);
+	vb_results_free(&r);
+	vb_prom_snap_free(&s);
+}
+
 /* ---- HTTP ---------------------------------------------------------- */
 
 static int free_port(void)
@@ -788,6 +819,7 @@ int main(void)
 		cmocka_unit_test(test_page_norun),
 		cmocka_unit_test(test_openmetrics),
 		cmocka_unit_test(test_fold),
+		cmocka_unit_test(test_cardinality),
 		cmocka_unit_test(test_http),
 		cmocka_unit_test(test_listen_spec),
 		cmocka_unit_test(test_usage),
