@@ -9,6 +9,7 @@
 # and a few more scrapes: /results/transfer-done; once the host has
 # queried Prometheus (/results/host-done, at most 180 s), SIGTERM must
 # stop the exporter with status 0.
+. /vb/guest/export-lib.sh
 out=${RESULTS:?}
 port=1270
 fails=0
@@ -20,15 +21,7 @@ ls /sys/bus/virtio/drivers/vmw_vsock_virtio_transport/ 2>/dev/null |
 vsockbatch export --listen 0.0.0.0:9477 --vsock-port 9478 --ports -i 1 \
 	2>"$out/prom-exporter.err" &
 epid=$!
-i=0
-until wget -q -O /dev/null http://127.0.0.1:9477/metrics 2>/dev/null; do
-	i=$((i + 1))
-	[ $i -lt 240 ] && kill -0 $epid 2>/dev/null || {
-		say "exporter not serving: $(cat "$out/prom-exporter.err")"
-		exit 1
-	}
-	sleep 0.5
-done
+export_wait $epid "$out/prom-exporter.err" || exit 1
 touch "$out/exporter-up"
 say "exporter up; recording the host's transfer on port $port"
 vsockbatch record -o "$out/prom-record.json" --label payload=64 -- \

@@ -7,6 +7,7 @@
 # inside each traced window are counted from the page
 # (vsockbatch_collections_total just before and after it) into
 # $RESULTS/reads.tsv: round, reads.
+. /vb/guest/export-lib.sh
 out=${RESULTS:?}
 rounds=${1:?ROUNDS}
 url=http://127.0.0.1:9477/metrics
@@ -20,10 +21,7 @@ while [ $r -lt "$rounds" ]; do
 	vb-mark $((m + 1)); sleep 5; vb-mark $((m + 2))
 	vsockbatch export -m light -i 0.1 2>"$out/export-$r.err" &
 	epid=$!
-	until wget -q -O /dev/null "$url" 2>/dev/null; do
-		kill -0 $epid 2>/dev/null || { cat "$out/export-$r.err"; exit 1; }
-		sleep 0.2
-	done
+	export_wait $epid "$out/export-$r.err" || exit 1
 	c0=$(collections)
 	vb-mark $((m + 3)); sleep 5; vb-mark $((m + 4))
 	c1=$(collections)

@@ -9,6 +9,7 @@
 # one row of $RESULTS/soak.tsv: seconds, the exporter's VmRSS and VmHWM
 # (KiB), open fds, threads, page lines, ports tracked, packets counted,
 # transfers done.  Ends with SIGTERM (exit status 0 expected).
+. /vb/guest/export-lib.sh
 out=${RESULTS:?}
 minutes=${1:?MINUTES}
 url=http://127.0.0.1:9477/metrics
@@ -16,15 +17,7 @@ end=$(($(date +%s) + minutes * 60))
 
 vsockbatch export --ports --max-ports 8 --port-age 5 -i 1 2>"$out/soak-exporter.err" &
 epid=$!
-i=0
-until wget -q -O /dev/null "$url" 2>/dev/null; do
-	i=$((i + 1))
-	[ $i -lt 240 ] && kill -0 $epid 2>/dev/null || {
-		echo "export-soak: exporter not serving: $(cat "$out/soak-exporter.err")"
-		exit 1
-	}
-	sleep 0.5
-done
+export_wait $epid "$out/soak-exporter.err" || exit 1
 
 # traffic: back to back, a new port each time
 (

@@ -17,6 +17,7 @@
 #     is free again after); --textfile -m full writes the node_exporter
 #     file atomically (no temporary left), with the full-mode series.
 # Writes $RESULTS/export-*.txt (pages), export-record.json, export-*.err.
+. /vb/guest/export-lib.sh
 out=${RESULTS:?}
 port=1260
 url=http://127.0.0.1:9477/metrics
@@ -39,16 +40,9 @@ metric() {
 total() {
 	awk -v n="$2" '$1 == n || index($1, n "{") == 1 { s += $2 } END { printf "%.0f\n", s }' "$1"
 }
-# wait_page FILE [URL]: the page once the exporter serves it (attach
-# takes seconds under TCG); fails after 120 s
+# wait_page PID ERRFILE FILE: the page, once the exporter serves it
 wait_page() {
-	i=0
-	while [ $i -lt 240 ]; do
-		wget -q -O "$1" "${2:-$url}" 2>/dev/null && return 0
-		sleep 0.5
-		i=$((i + 1))
-	done
-	return 1
+	export_wait "$1" "$2" && wget -q -O "$3" "$url"
 }
 
 TX=vsock_perf RX=vsock_perf
@@ -71,7 +65,7 @@ check "$rc == 2" "export --listen nowhere exits 2"
 # --- the exporter, and one more on its port --------------------------------
 vsockbatch export -i 0.5 --ports 2>"$out/export-a.err" &
 apid=$!
-wait_page "$out/export-page0.txt" || fail "no page within 120 s: $(cat "$out/export-a.err")"
+wait_page $apid "$out/export-a.err" "$out/export-page0.txt" || fail "no page"
 t0=$(date +%s)
 vsockbatch export 2>"$out/export-b.err"; rc=$?
 t1=$(date +%s)
@@ -182,7 +176,8 @@ grep -q 'detaching after' "$out/export-a.err" || fail "no detach line: $(tail -n
 # --- SIGINT, on the same port: free again ---------------------------------
 vsockbatch export -d 600 2>"$out/export-c.err" &
 cpid=$!
-wait_page "$out/export-page3.txt" || fail "the port was not free after SIGTERM: $(cat "$out/export-c.err")"
+wait_page $cpid "$out/export-c.err" "$out/export-page3.txt" ||
+	fail "no page: was the port not free after SIGTERM?"
 kill -INT $cpid
 wait $cpid; rc=$?
 check "$rc == 0" "SIGINT: exit 0"

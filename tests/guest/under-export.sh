@@ -4,14 +4,12 @@
 # exporter's counterpart of `vsockbatch record -m MODE -- COMMAND` for
 # tracer-overhead.sh.  The exporter is attached and serving before
 # COMMAND starts and stopped (SIGTERM, exit 0 expected) after it ends.
+. /vb/guest/export-lib.sh
 mode=${1:?MODE}
 shift
 vsockbatch export -m "$mode" -i 0.1 2>/tmp/under-export.err &
 epid=$!
-until wget -q -O /dev/null http://127.0.0.1:9477/metrics 2>/dev/null; do
-	kill -0 $epid 2>/dev/null || { cat /tmp/under-export.err; exit 1; }
-	sleep 0.2
-done
+export_wait $epid /tmp/under-export.err || exit 1
 "$@"
 rc=$?
 kill -TERM $epid

@@ -718,23 +718,35 @@ static void check_names(const char *expr, const char *pages, const char *rules)
 	}
 }
 
-static void test_dashboard(void **state)
+/* Every sample name the exporter can write: a full + ports and a light page. */
+static char *all_pages(void)
 {
 	struct vb_prom_snap full, light;
-	json_t *d, *panels, *panel, *targets, *t, *gp;
-	char *pages, *p1, *p2, *rules, *tmpl;
-	json_error_t jerr;
-	size_t i, j, nexpr = 0;
-	int ids[64] = { 0 };
+	char *pages, *p1, *p2;
 
-	(void)state;
 	fixture(&full, VB_TRACE_FULL, VB_MODE_BATCHED, true);
 	fixture(&light, VB_TRACE_LIGHT, VB_MODE_BATCHED, false);
 	p1 = page_of(&full, VB_PROM_TEXT);
 	p2 = page_of(&light, VB_PROM_TEXT);
 	assert_true(asprintf(&pages, "\n%s%s", p1, p2) > 0);
-	rules = test_slurp_("monitoring/vsockbatch.rules.yml");
+	free(p1);
+	free(p2);
+	vb_prom_snap_free(&full);
+	vb_prom_snap_free(&light);
+	return pages;
+}
 
+static void test_dashboard(void **state)
+{
+	json_t *d, *panels, *panel, *targets, *t, *gp;
+	char *pages, *rules, *tmpl;
+	json_error_t jerr;
+	size_t i, j, nexpr = 0;
+	int ids[64] = { 0 };
+
+	(void)state;
+	pages = all_pages();
+	rules = test_slurp_("monitoring/vsockbatch.rules.yml");
 	d = json_load_file("monitoring/grafana-vsockbatch.json", 0, &jerr);
 	if (!d)
 		print_error("dashboard: %s line %d\n", jerr.text, jerr.line);
@@ -773,24 +785,15 @@ static void test_dashboard(void **state)
 	json_decref(d);
 	free(rules);
 	free(pages);
-	free(p1);
-	free(p2);
-	vb_prom_snap_free(&full);
-	vb_prom_snap_free(&light);
 }
 
 /* The rules' expressions too: no name the exporter does not write. */
 static void test_rule_names(void **state)
 {
-	struct vb_prom_snap full, light;
-	char *rules, *pages, *p1, *p2, *line, *save, *copy;
+	char *rules, *pages, *line, *save, *copy;
 
 	(void)state;
-	fixture(&full, VB_TRACE_FULL, VB_MODE_BATCHED, true);
-	fixture(&light, VB_TRACE_LIGHT, VB_MODE_BATCHED, false);
-	p1 = page_of(&full, VB_PROM_TEXT);
-	p2 = page_of(&light, VB_PROM_TEXT);
-	assert_true(asprintf(&pages, "\n%s%s", p1, p2) > 0);
+	pages = all_pages();
 	rules = test_slurp_("monitoring/vsockbatch.rules.yml");
 	copy = strdup(rules);
 	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
@@ -804,10 +807,6 @@ static void test_rule_names(void **state)
 	free(copy);
 	free(rules);
 	free(pages);
-	free(p1);
-	free(p2);
-	vb_prom_snap_free(&full);
-	vb_prom_snap_free(&light);
 }
 
 int main(void)
