@@ -26,6 +26,7 @@
 #include "commands.h"
 #include "export.h"
 #include "overhead.h"
+#include "stop_signals.h"
 #include "tracer.h"
 
 #define DEFAULT_LISTEN	"127.0.0.1:9477"
@@ -359,19 +360,6 @@ static void read_once(struct exporter *x)
 	free(page);
 }
 
-static void catch_signals(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	/* a client that hangs up mid-page must not end the exporter */
-	signal(SIGPIPE, SIG_IGN);
-}
-
 /* Listening sockets before the (slow) attach: a port in use fails fast. */
 static int open_listeners(const struct export_opts *o, int *tcp_fd,
 			  int *vsock_fd)
@@ -447,7 +435,9 @@ int cmd_export(int argc, char **argv)
 		goto cleanup;
 	}
 
-	catch_signals();
+	vb_catch_stop_signals(on_signal);
+	/* a client that hangs up mid-page must not end the exporter */
+	signal(SIGPIPE, SIG_IGN);
 	vb_libbpf_verbose(x->o.verbose);
 	e = vb_tracer_start(&x->tracer, x->o.mode, &exiting,
 			    isatty(STDERR_FILENO), err, sizeof(err));
