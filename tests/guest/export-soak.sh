@@ -8,7 +8,7 @@
 # loop fetches the page once a second as Prometheus would.  Every 30 s
 # one row of $RESULTS/soak.tsv: seconds, the exporter's VmRSS and VmHWM
 # (KiB), open fds, threads, page lines, ports tracked, packets counted,
-# transfers done.  Ends with SIGTERM (exit status 0 expected).
+# transfers done, the exporter's in-use heap (bytes, from its page).  Ends with SIGTERM (exit status 0 expected).
 . /vb/guest/export-lib.sh
 out=${RESULTS:?}
 minutes=${1:?MINUTES}
@@ -42,16 +42,17 @@ tpid=$!
 spid=$!
 
 field() { sed -n "s/^$1:[[:space:]]*\([0-9]*\).*/\1/p" /proc/$epid/status; }
-printf 'seconds\trss_kib\thwm_kib\tfds\tthreads\tpage_lines\tports_tracked\tpackets\ttransfers\n' >"$out/soak.tsv"
+printf 'seconds\trss_kib\thwm_kib\tfds\tthreads\tpage_lines\tports_tracked\tpackets\ttransfers\theap_bytes\n' >"$out/soak.tsv"
 t0=$(date +%s)
 while :; do
 	now=$(date +%s)
 	wget -q -O /tmp/soak-sample "$url" 2>/dev/null
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' $((now - t0)) "$(field VmRSS)" "$(field VmHWM)" \
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' $((now - t0)) "$(field VmRSS)" "$(field VmHWM)" \
 		"$(ls /proc/$epid/fd | wc -l)" "$(field Threads)" "$(wc -l </tmp/soak-sample)" \
 		"$(sed -n 's/^vsockbatch_ports_tracked //p' /tmp/soak-sample)" \
 		"$(awk '/^vsockbatch_packets_total/ { s += $2 } END { printf "%.0f", s }' /tmp/soak-sample)" \
-		"$(cat /tmp/soak-transfers 2>/dev/null || echo 0)" >>"$out/soak.tsv"
+		"$(cat /tmp/soak-transfers 2>/dev/null || echo 0)" \
+		"$(sed -n 's/^vsockbatch_exporter_heap_bytes //p' /tmp/soak-sample)" >>"$out/soak.tsv"
 	[ "$now" -lt $end ] || break
 	sleep 30
 done

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -319,6 +320,7 @@ struct exporter {
 /* One map read: fold, publish, and write the textfile if asked. */
 static void read_once(struct exporter *x)
 {
+	struct mallinfo2 mi;
 	struct vb_self self;
 	double t0 = mono_s();
 	char err[512], *page;
@@ -339,6 +341,9 @@ static void read_once(struct exporter *x)
 	if (!vb_tracer_self(&x->tracer, false, &self))
 		x->work.missed_runs = self.recursion_misses;
 	x->work.collect_seconds = mono_s() - t0;
+	/* in-use heap, not RSS: a leak grows it, allocator slack does not */
+	mi = mallinfo2();
+	x->work.heap_bytes = mi.uordblks + mi.hblkhd;
 
 	pthread_mutex_lock(&x->pub.lock);
 	e = vb_prom_snap_copy(&x->pub.snap, &x->work);
@@ -401,6 +406,7 @@ static void say_started(const struct exporter *x)
 int cmd_export(int argc, char **argv)
 {
 	struct exporter *x;
+	struct timespec ts;
 	int tcp_fd = -1, vsock_fd = -1, ret, e;
 	double deadline, next, now;
 	char err[512];
@@ -461,13 +467,8 @@ int cmd_export(int argc, char **argv)
 	x->work.ports_on = x->o.ports;
 	x->work.max_ports = x->o.max_ports;
 	x->work.port_age = x->o.port_age;
-	{
-		struct timespec ts;
-
-		clock_gettime(CLOCK_REALTIME, &ts);
-		x->work.start_unix_seconds = (double)ts.tv_sec +
-					     (double)ts.tv_nsec / 1e9;
-	}
+	clock_gettime(CLOCK_REALTIME, &ts);
+	x->work.start_unix_seconds = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 	vb_tracer_enable(&x->tracer, true);
 	read_once(x);
 

@@ -373,6 +373,10 @@ static void tracer_families(struct out *o)
 	       "Duration of the last read of the BPF maps.");
 	fprintf(o->f, "vsockbatch_collect_duration_seconds %.6f\n",
 		s->collect_seconds);
+	family(o, "exporter_heap_bytes", T_GAUGE,
+	       "Bytes the exporter has allocated and not freed (malloc, all arenas), at the last read.");
+	fprintf(o->f, "vsockbatch_exporter_heap_bytes %llu\n",
+		(unsigned long long)s->heap_bytes);
 	family(o, "start_time_seconds", T_GAUGE,
 	       "When counting started, seconds since the Unix epoch.");
 	fprintf(o->f, "vsockbatch_start_time_seconds %.3f\n",

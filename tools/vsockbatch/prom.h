@@ -73,6 +73,7 @@ struct vb_prom_snap {
 	uint64_t collections;		/* map reads so far */
 	double collect_seconds;		/* the last map read's duration */
 	double start_unix_seconds;	/* when the tracer was enabled */
+	uint64_t heap_bytes;		/* the exporter's malloc'ed bytes in use */
 };
 
 void vb_prom_snap_init(struct vb_prom_snap *s);
