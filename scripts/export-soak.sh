@@ -7,11 +7,11 @@
 # first 5 minutes: the exporter's in-use heap (malloc'ed bytes, from its
 # page) must not trend up - its least-squares slope times that span at
 # most 64 KiB (the heap itself moves with the flows drained per read,
-# ~8.5 KiB each, so single samples are no test); fds within 2 of the
+# 8,528 bytes each, so single samples are no test); fds within 2 of the
 # first sample (a scrape in flight holds one); the page within its bound
 # (ports tracked <= 8); the exporter's exit 0.  RSS is reported beside
 # it: it keeps the high-water mark of the largest drain (at most 256
-# flows + the other row, ~2.2 MiB), which a leak test cannot use.
+# flows + the other row, ~2.1 MiB), which a leak test cannot use.
 # Exit 0 only when all hold.  Default OUT: results/<UTC date>-export-soak.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
