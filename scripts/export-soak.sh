@@ -1,5 +1,5 @@
 #!/bin/bash
-# export-soak.sh [--minutes N] [-k VARIANT] [--out DIR]: `vsockbatch
+# export-soak.sh [--minutes N] [-k VARIANT] [--out DIR] [-e KEY=VALUE]...: `vsockbatch
 # export` under traffic for N minutes (default 30) in one lab guest (one
 # vCPU, so that it holds one host core at most), memory sampled every
 # 30 s (tests/guest/export-soak.sh: new ports all the time, a scrape a
@@ -13,15 +13,19 @@
 # it: it keeps the high-water mark of the largest drain (at most 256
 # flows + the other row, ~2.1 MiB), which a leak test cannot use.
 # Exit 0 only when all hold.  Default OUT: results/<UTC date>-export-soak.
+# -e: environment of the guest script (and so of the exporter), e.g.
+# GLIBC_TUNABLES=glibc.malloc.tcache_count=0: freed chunks a thread's
+# tcache holds count as in use in mallinfo2.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
-MIN=30 VARIANT=patched OUT=
+MIN=30 VARIANT=patched OUT= env=()
 bad() { echo "${0##*/}: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case $1 in
 	--minutes) MIN=${2-}; shift ;;
 	-k) VARIANT=${2-}; shift ;;
 	--out) OUT=${2-}; shift ;;
+	-e) [[ "${2-}" == [A-Za-z_]*=* ]] || bad "-e needs KEY=VALUE"; env+=(-e "$2"); shift ;;
 	*) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
 	esac
 	shift
@@ -32,7 +36,7 @@ done
 mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd) || exit 1
 make -C "$VB_ROOT" -j2 all >"$OUT/build.log" 2>&1 || die "build failed ($OUT/build.log)"
 load0=$(cut -d' ' -f1-3 /proc/loadavg) t0=$(date +%s)
-"$VB_ROOT/scripts/guest-run.sh" -k "$VARIANT" -s 1 -t $((MIN * 60 + 600)) -o "$OUT" \
+"$VB_ROOT/scripts/guest-run.sh" -k "$VARIANT" -s 1 -t $((MIN * 60 + 600)) -o "$OUT" "${env[@]}" \
 	"$VB_ROOT/tests/guest/export-soak.sh" "$MIN" >/dev/null 2>"$OUT/guest-run.err"
 rc=$?
 load1=$(cut -d' ' -f1-3 /proc/loadavg)
