@@ -25,17 +25,7 @@ fails=0
 
 say() { echo "export: $*"; }
 fail() { say "FAIL: $*"; fails=$((fails + 1)); }
-check() {
-	if awk "BEGIN { exit !($1) }"; then
-		say "ok: $2 ($1)"
-	else
-		fail "$2 ($1)"
-	fi
-}
-# metric FILE KEY: a top-level total of report --json (as tracer.sh)
-metric() {
-	sed -n "s/^    \"$2\": \([^,{][^,]*\),\{0,1\}\$/\1/p" "$1" | head -n 1
-}
+. /vb/guest/assert-lib.sh
 # total PAGE NAME: the sum of NAME's samples (any labels) on a page
 total() {
 	awk -v n="$2" '$1 == n || index($1, n "{") == 1 { s += $2 } END { printf "%.0f\n", s }' "$1"
