@@ -87,6 +87,17 @@ for v in $VARIANTS; do
 			verdict "$res" "$v: $name $rest"
 		done <"$OUT/$v/suite.txt"
 	fi
+	# The exporter's real pages (text after the transfer, the -m full
+	# textfile) through promtool's linter, as the unit tests do with
+	# fixture pages: exit 0 and not one complaint.
+	for pg in "$OUT/$v/export-page2.txt" "$OUT/$v/export-textfile.txt"; do
+		[ -s "$pg" ] || continue
+		if lint=$(promtool check metrics <"$pg" 2>&1) && [ -z "$lint" ]; then
+			verdict PASS "$v: promtool check metrics on the guest's ${pg##*/}"
+		else
+			verdict FAIL "$v: promtool check metrics on ${pg##*/}: $(echo "$lint" | head -n 3)"
+		fi
+	done
 	case $rc in
 	0|1|2) ;;  # per-test verdicts above say it all
 	3) verdict FAIL "$v: kernel splat in the console ($OUT/$v/console.log)" ;;
