@@ -88,6 +88,15 @@ else
 		fail "no measured tracer cost on the page"
 fi
 
+# run ends, hold times and write-space come from the rx_batch event alone
+if [ $light = 1 ]; then
+	grep -q '^vsockbatch_run_ends_total{reason="queue"}' "$p0" ||
+		fail "no run-end series with the rx_batch event attached"
+else
+	grep -q '^vsockbatch_run_ends_total' "$p0" &&
+		fail "run-end series without the rx_batch event (they would read 0)"
+fi
+
 # --- the transfer, traced by record, scraped throughout ---------------------
 scrape_loop() { # scrape_loop ID: until the transfer is over, alternately OpenMetrics
 	n=0 ok=0

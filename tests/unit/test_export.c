@@ -105,6 +105,9 @@ static void snap_setup(struct vb_prom_snap *s, enum vb_trace_mode trace,
 		 "6.12.118-vb \"lab\"");
 	s->trace = trace;
 	s->kernel = kernel;
+	/* the lab's kernels: the patched one has the event */
+	s->rx_batch_event = kernel == VB_MODE_BATCHED &&
+			    trace != VB_TRACE_FULL_NORUNS;
 	s->noverhead = vb_overhead_rows(trace, kernel, s->overhead,
 					VB_PROM_OVERHEAD_MAX);
 	s->ports_on = ports;
@@ -314,6 +317,35 @@ static void test_page_norun(void **state)
 	assert_null(strstr(p, "vsockbatch_tracer_overhead_ratio"));
 	assert_non_null(strstr(p, "runs_visible=\"false\""));
 	free(p);
+	vb_prom_snap_free(&s);
+}
+
+/*
+ * A batched kernel without the rx_batch event whose runs full mode sees
+ * through the series' functions (p1-3): windows yes, run ends, hold
+ * times and write-space no (they come from the event alone).
+ */
+static void test_page_no_event(void **state)
+{
+	struct vb_prom_snap s;
+	struct vb_results r;
+	char *p;
+
+	(void)state;
+	vb_results_init(&r);
+	snap_setup(&s, VB_TRACE_FULL, VB_MODE_BATCHED, false);
+	s.rx_batch_event = false;
+	make_read(&r, 10, NULL, 0, 3);
+	assert_int_equal(vb_prom_snap_fold(&s, &r), 0);
+	p = page_of(&s, VB_PROM_TEXT);
+	assert_promtool_clean(p);
+	assert_true(sample(p, "vsockbatch_lock_windows_total") == 3);
+	assert_null(strstr(p, "vsockbatch_run_ends_total"));
+	assert_null(strstr(p, "vsockbatch_lock_hold_seconds"));
+	assert_null(strstr(p, "vsockbatch_write_space_runs_total"));
+	assert_non_null(strstr(p, "vsockbatch_window_seconds_count"));
+	free(p);
+	vb_results_free(&r);
 	vb_prom_snap_free(&s);
 }
 
@@ -816,6 +848,7 @@ int main(void)
 		cmocka_unit_test(test_page_light),
 		cmocka_unit_test(test_page_full_ports),
 		cmocka_unit_test(test_page_norun),
+		cmocka_unit_test(test_page_no_event),
 		cmocka_unit_test(test_openmetrics),
 		cmocka_unit_test(test_fold),
 		cmocka_unit_test(test_cardinality),

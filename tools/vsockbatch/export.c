@@ -459,6 +459,8 @@ int cmd_export(int argc, char **argv)
 		 x->r.kernel_release);
 	x->work.kernel = x->r.mode;
 	x->work.trace = x->r.trace;
+	x->work.rx_batch_event = x->tracer.attached[VB_HOOK_RX_BATCH_BTF] ||
+				 x->tracer.attached[VB_HOOK_RX_BATCH_TP];
 	x->work.noverhead = vb_overhead_rows(x->r.trace, x->r.mode,
 					     x->work.overhead,
 					     VB_PROM_OVERHEAD_MAX);

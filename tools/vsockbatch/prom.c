@@ -29,7 +29,7 @@ enum need {
 	NEED_NONE,
 	NEED_FULL,	/* the full-mode function hooks */
 	NEED_WINDOWS,	/* windows visible: not full mode without rx_batch */
-	NEED_RUNS,	/* the rx_batch event of the series */
+	NEED_RUNS,	/* the rx_batch event of the series attached */
 };
 
 struct counter_def {
@@ -117,8 +117,7 @@ static bool avail(const struct vb_prom_snap *s, enum need n)
 	case NEED_WINDOWS:
 		return s->trace != VB_TRACE_FULL_NORUNS;
 	case NEED_RUNS:
-		return s->kernel == VB_MODE_BATCHED &&
-		       s->trace != VB_TRACE_FULL_NORUNS;
+		return s->rx_batch_event;
 	default:
 		return true;
 	}

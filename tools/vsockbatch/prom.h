@@ -41,6 +41,12 @@ struct vb_prom_snap {
 	char kernel_release[128];
 	enum vb_kernel_mode kernel;
 	enum vb_trace_mode trace;
+	/*
+	 * The series' rx_batch event is attached: run-end reasons, hold
+	 * times and write-space are measured (a batched kernel without it,
+	 * the lab's p1-3, shows its runs to full mode but not these).
+	 */
+	bool rx_batch_event;
 	/* the tracer's measured cost, one row per measured payload */
 	struct vb_overhead overhead[VB_PROM_OVERHEAD_MAX];
 	size_t noverhead;
