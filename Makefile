@@ -47,7 +47,11 @@ BPFCFLAGS += -fdebug-prefix-map=$(CURDIR)=.
 STATIC_LDFLAGS := -static
 BPF_LIBS  := -lbpf -lelf -lz -lzstd
 TOOL_LIBS := -ljansson -lncursesw -ltinfo -lm
-TEST_LIBS := -lcmocka -ljansson -lncursesw -ltinfo -lm
+TEST_LIBS := -lcmocka -ljansson -lncursesw -ltinfo -lm -lmicrohttpd -lpthread
+# The exporter's HTTP server: Debian's libmicrohttpd needs GnuTLS and
+# p11-kit, which has no static library, so the exporter is the one
+# dynamically linked tool (build/dyn/; initramfs.sh copies its libraries).
+EXPORT_LIBS := -lmicrohttpd -lpthread
 
 BPF_SRCS   := $(wildcard bpf/*.bpf.c)
 BPF_OBJS   := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
@@ -63,8 +67,13 @@ LIBVBTEST  := $(OUTPUT)/libvbtest.a
 
 LOADER_SRCS := $(wildcard tools/vsockbatch/*.c)
 LOADER_OBJS := $(patsubst %.c,$(OUTPUT)/obj/%.o,$(LOADER_SRCS))
-# Everything of the loader but main(), for the unit tests.
-LOADER_LIB_OBJS := $(filter-out $(OUTPUT)/obj/tools/vsockbatch/main.o,$(LOADER_OBJS))
+# Everything of the loader but the two main()s, for the unit tests.
+LOADER_LIB_OBJS := $(filter-out $(OUTPUT)/obj/tools/vsockbatch/main.o \
+	$(OUTPUT)/obj/tools/vsockbatch/export_main.o,$(LOADER_OBJS))
+# The exporter's own objects (libmicrohttpd): not in the static vsockbatch,
+# whose `export` runs build/dyn/vsockbatch-export (export_exec.c).
+EXPORT_OBJS := $(addprefix $(OUTPUT)/obj/tools/vsockbatch/,export.o export_http.o export_main.o)
+EXPORT_DYN := $(OUTPUT)/dyn/vsockbatch-export
 
 # The lab program reads the tracer's results files: it links results.o
 # (and zread.o, which reads them gzip- or zstd-compressed).
@@ -136,7 +145,7 @@ INSTALL    ?= install
 .PHONY: all deps check check-full unit-check results-check lab-check guest-check docs-check lab experiment \
 	clean kernels tools man install uninstall static deb results-index
 all: $(BPF_OBJS) $(BPF_SKELS) $(if $(LOADER_SRCS),$(OUTPUT)/vsockbatch \
-	$(OUTPUT)/vsockbatch-top) $(if $(LAB_SRCS),$(OUTPUT)/vsockbatch-lab) \
+	$(OUTPUT)/vsockbatch-top $(EXPORT_DYN)) $(if $(LAB_SRCS),$(OUTPUT)/vsockbatch-lab) \
 	$(BENCH_BINS) $(PROG_BINS) \
 	$(if $(VU_SRCS),$(OUTPUT)/vhost-user-vsock) $(INSNS_PLUGIN) $(MAN_PAGES)
 
@@ -242,9 +251,14 @@ $(VERSION_H): $(OUTPUT)/bpf/vsockbatch.bpf.o VERSION FORCE
 $(OUTPUT)/obj/tools/vsockbatch/main.o: $(VERSION_H)
 $(OUTPUT)/obj/tools/vsockbatch/main.o: CFLAGS += -I$(OUTPUT)
 
-$(OUTPUT)/vsockbatch: $(LOADER_OBJS) $(LIBVB)
+$(OUTPUT)/vsockbatch: $(filter-out $(EXPORT_OBJS),$(LOADER_OBJS)) $(LIBVB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(STATIC_LDFLAGS) $^ $(BPF_LIBS) $(TOOL_LIBS) -o $@
+
+$(EXPORT_DYN): $(filter-out $(OUTPUT)/obj/tools/vsockbatch/main.o,$(LOADER_OBJS)) $(LIBVB)
+	$(call msg,LINK,$@)
+	$(Q)mkdir -p $(dir $@)
+	$(Q)$(CC) $(CFLAGS) $^ $(BPF_LIBS) $(TOOL_LIBS) $(EXPORT_LIBS) -o $@
 
 # Same program; started by this name it runs `vsockbatch top`.
 $(OUTPUT)/vsockbatch-top: $(OUTPUT)/vsockbatch

@@ -13,6 +13,7 @@ rsync ccache
 qemu-system-x86 busybox-static
 gnuplot-nox tmux jq file
 scdoc debhelper bash-completion
+libmicrohttpd-dev prometheus socat
 "
 
 missing=""

@@ -46,6 +46,20 @@ for f in "$VB_ROOT"/build/*; do
 	cp "$f" "$stage/usr/bin/"
 done
 
+# The one dynamically linked tool (build/dyn/: vsockbatch-export, whose
+# libmicrohttpd has no static build here) with the shared libraries and
+# loader ldd names, at the same paths.
+for f in "$VB_ROOT"/build/dyn/*; do
+	[ -f "$f" ] && [ -x "$f" ] || continue
+	cp "$f" "$stage/usr/bin/"
+	libs=$(ldd "$f") || die "ldd build/dyn/${f##*/} failed"
+	for lib in $(awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' <<<"$libs"); do
+		[ -e "$stage$lib" ] && continue
+		mkdir -p "$stage${lib%/*}"
+		cp -L "$lib" "$stage$lib"
+	done
+done
+
 # An installed tree goes over everything else, so what it installs is
 # what the guest runs; its binaries must be static like build/'s.
 if [ -n "${VB_GUEST_OVERLAY:-}" ]; then

@@ -1,5 +1,5 @@
 #!/bin/bash
-# tracer-overhead.sh [--rounds N] [--out DIR] [--kprobe] [--table FILE] | --table-only SET [--table FILE]
+# tracer-overhead.sh [--rounds N] [--out DIR] [--kprobe] [--exporter] [--table FILE] | --table-only SET [--table FILE]
 #
 # The tracer's own cost, measured: guest instructions per byte (QEMU
 # -icount shift=0,sleep=off + the lab's vb-insns plugin: instruction
@@ -29,9 +29,16 @@
 # out, as on such a kernel.  Default output <date>-tracer-overhead-kprobe;
 # the tool's table is not rewritten (it describes the default attach)
 # unless --table is given.
+#
+# --exporter: the traced transfers run under `vsockbatch export` (maps
+# read every 0.1 s, ten times its default rate; attached and serving
+# before the marks, stopped after them) instead of record; no
+# --bpf-stats runs.  Default output <date>-tracer-overhead-export; the
+# tool's table is not rewritten unless --table is given.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 ROUNDS=3 OUT= TABLE=$VB_ROOT/tools/vsockbatch/overhead_table.h KPROBE=0 TABLE_SET=0 FROM=
+EXPORTER=0
 # bad usage or input: one line, exit 2
 bad() {
 	echo "${0##*/}: $*" >&2
@@ -43,6 +50,7 @@ while [ $# -gt 0 ]; do
 	--out) OUT=${2-}; shift ;;
 	--table) TABLE=${2-} TABLE_SET=1; shift ;;
 	--kprobe) KPROBE=1; shift; continue ;;
+	--exporter) EXPORTER=1; shift; continue ;;
 	--table-only) FROM=${2-}; [ -n "$FROM" ] || bad "--table-only needs a set directory"; shift ;;
 	*) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
 	esac
@@ -81,7 +89,13 @@ if [ "$KPROBE" = 1 ]; then
 	env=(-e VSOCKBATCH_FORCE_KPROBE=1)
 	[ "$TABLE_SET" = 1 ] || TABLE=
 fi
-[ -n "$OUT" ] || OUT=$VB_ROOT/results/$(date -u +%Y-%m-%d)-tracer-overhead$([ "$KPROBE" = 1 ] && echo -kprobe)
+tracer=record
+if [ "$EXPORTER" = 1 ]; then
+	tracer="export (maps read every 0.1 s)"
+	env+=(-e VB_OVERHEAD_TRACER=export)
+	[ "$TABLE_SET" = 1 ] || TABLE=
+fi
+[ -n "$OUT" ] || OUT=$VB_ROOT/results/$(date -u +%Y-%m-%d)-tracer-overhead$([ "$KPROBE" = 1 ] && echo -kprobe)$([ "$EXPORTER" = 1 ] && echo -export)
 [ -z "$(ls -A "$OUT" 2>/dev/null)" ] || bad "$OUT exists and is not empty (--out)"
 mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd) || exit 1
 make -C "$VB_ROOT" -j2 all >"$OUT/build.log" 2>&1 || die "build failed ($OUT/build.log)"
@@ -172,9 +186,10 @@ awk -F'\t' 'NR > 1 { printf "| %s | %s | %s | %.2f | %.2f | %+.2f %% [%+.2f, %+.
 jq -n --arg now "$(git -C "$VB_ROOT" rev-parse --short HEAD)$(git -C "$VB_ROOT" diff --quiet || echo +dirty)" \
 	--argjson rounds "$ROUNDS" --arg kernels "${kernels[*]}" \
 	--arg l0 "$load0" --arg l1 "$load1" --argjson rc "$rc" --arg secs "$(($(date +%s) - t0))" \
-	--arg cmd "scripts/tracer-overhead.sh --rounds $ROUNDS$([ "$KPROBE" = 1 ] && echo ' --kprobe')" \
-	--arg attach "$attach" \
-	'{what: "guest instructions per byte of loopback transfers (vb-sender vCPU 1 -> vb-recv vCPU 0) at 64 B / 1 KiB / 64 KiB writes, untraced vs vsockbatch record in each mode",
+	--arg cmd "scripts/tracer-overhead.sh --rounds $ROUNDS$([ "$KPROBE" = 1 ] && echo ' --kprobe')$([ "$EXPORTER" = 1 ] && echo ' --exporter')" \
+	--arg attach "$attach" --arg tracer "$tracer" \
+	'{what: "guest instructions per byte of loopback transfers (vb-sender vCPU 1 -> vb-recv vCPU 0) at 64 B / 1 KiB / 64 KiB writes, untraced vs traced in each mode",
+	  tracer: $tracer,
 	  clock: "icount (QEMU -icount shift=0,sleep=off + vb-insns plugin): instruction counts of all vCPUs between vb-mark points inside the traced command, not wall-clock; the tracer load/attach/drain is outside the marks",
 	  denominator: "all guest instructions of the transfer (sender, loopback worker, receiver): the whole path, not the RX worker alone",
 	  transfer_bytes: {"64": 1048576, "1024": 4194304, "65536": 16777216},

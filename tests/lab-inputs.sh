@@ -301,6 +301,16 @@ expect "tracer-overhead: --table-only on a set without overhead.tsv" 2 "not a tr
 	"$ROOT/scripts/tracer-overhead.sh" --table-only "$tmp/notaset" --table "$tmp/t.h"
 expect "tracer-overhead: --rounds 1" 2 "--rounds needs a number >= 2" \
 	"$ROOT/scripts/tracer-overhead.sh" --rounds 1
+# the exporter's lab scripts: bad input before any build or boot
+expect "export-soak: --minutes 0" 2 "--minutes needs a whole number >= 1" \
+	"$ROOT/scripts/export-soak.sh" --minutes 0
+mkdir -p "$tmp/soak-full" && : >"$tmp/soak-full/x"
+expect "export-soak: --out not empty" 2 "exists and is not empty" \
+	"$ROOT/scripts/export-soak.sh" --minutes 1 --out "$tmp/soak-full"
+expect "export-read-cost: --rounds x" 2 "--rounds needs a whole number >= 1" \
+	"$ROOT/scripts/export-read-cost.sh" --rounds x
+expect "export-read-cost: --out not empty" 2 "exists and is not empty" \
+	"$ROOT/scripts/export-read-cost.sh" --out "$tmp/soak-full"
 expect "icount-spread: --repeats 1" 2 "--repeats needs a number >= 2" \
 	"$ROOT/scripts/icount-spread.sh" --repeats 1
 expect "icount-spread: bad --seed" 2 "--seed needs a number, not 'lucky'" \

@@ -11,7 +11,8 @@
 # VB_CHECK_FULL=1 adds debug-7.2); VB_CHECK_EXPERIMENT=0 skips
 # the quick experiment, VB_CHECK_VHOST_USER=0 the vhost-user smoke tests
 # (baseline, patched and, at smaller sizes, debug) and the advise
-# scenarios, VB_CHECK_ADVISE=0 the advise scenarios alone.
+# scenarios, VB_CHECK_ADVISE=0 the advise scenarios alone,
+# VB_CHECK_PROMETHEUS=0 the exporter scraped by a real Prometheus.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/scripts/lib.sh"
@@ -38,11 +39,12 @@ tests_for() {
 	baseline|patched)
 		echo "vsock_test.sh stress.sh tracer.sh tracer-kprobe.sh" \
 			"sigint-loop.sh bench-smoke.sh sockmap.sh" \
-			"sockmap-order.sh vsockmon.sh rx-ends.sh" ;;
+			"sockmap-order.sh vsockmon.sh rx-ends.sh export.sh" ;;
 	p1-3)	# batches without the rx_batch event: tracer-kprobe.sh
 		# asserts runs it cannot see there
 		echo "vsock_test.sh stress.sh tracer.sh bench-smoke.sh" \
-			"sockmap.sh sockmap-order.sh vsockmon.sh rx-ends.sh" ;;
+			"sockmap.sh sockmap-order.sh vsockmon.sh rx-ends.sh" \
+			"export.sh" ;;
 	debug|baseline-debug)
 		# debug has vsock built in: the tracer's vmlinux-BTF case
 		echo "vsock_test.sh stress.sh sockmap.sh sockmap-order.sh" \
@@ -51,7 +53,7 @@ tests_for() {
 		# booted without vsock (guest_env): the refusals first, which
 		# then load the modules for the tracer's own tests
 		echo "tracer-refusals.sh tracer.sh tracer-kprobe.sh" \
-			"sigint-loop.sh" ;;
+			"sigint-loop.sh export.sh" ;;
 	esac
 }
 
@@ -115,6 +117,17 @@ for v in $VARIANTS; do
 			verdict "$res" "$v: $name $rest"
 		done <"$OUT/$v/suite.txt"
 	fi
+	# The exporter's real pages (text after the transfer, the -m full
+	# textfile) through promtool's linter, as the unit tests do with
+	# fixture pages: exit 0 and not one complaint.
+	for pg in "$OUT/$v/export-page2.txt" "$OUT/$v/export-textfile.txt"; do
+		[ -s "$pg" ] || continue
+		if lint=$(promtool check metrics <"$pg" 2>&1) && [ -z "$lint" ]; then
+			verdict PASS "$v: promtool check metrics on the guest's ${pg##*/}"
+		else
+			verdict FAIL "$v: promtool check metrics on ${pg##*/}: $(echo "$lint" | head -n 3)"
+		fi
+	done
 	case $rc in
 	0|1|2) ;;  # per-test verdicts above say it all
 	3) verdict FAIL "$v: kernel splat in the console ($OUT/$v/console.log)" ;;
@@ -176,6 +189,31 @@ if [ "${VB_CHECK_EXPERIMENT:-1}" = 1 ]; then
 			verdict FAIL "experiment --quick --mode h2g ($OUT/experiment-quick-h2g.log)"
 		fi
 	fi
+fi
+
+# `vsockbatch export` scraped by a real Prometheus (the Debian package)
+# in the lab's private network namespace while the host sends 64 B
+# writes for 15 s through the vhost-user device; PromQL over its HTTP API
+# must agree with `vsockbatch record` of the same transfer (packets
+# 0.5 %, packets per window, the recording rule and lookups per packet
+# 1 %), and the page must come over AF_VSOCK too
+# (tests/export-prom-host.sh).  About 1 min per kernel.
+# VB_CHECK_PROMETHEUS=0 skips it.
+if [ "${VB_CHECK_PROMETHEUS:-1}" = 1 ]; then
+	for v in baseline patched; do
+		case " $VARIANTS " in *" $v "*) ;; *) continue ;; esac
+		echo "--- export scraped by Prometheus: $v"
+		if "$ROOT/scripts/guest-run.sh" -k "$v" -t 300 -N -U \
+		    -H "'$ROOT/tests/export-prom-host.sh'" -e "VB_VARIANT=$v" \
+		    -o "$OUT/export-prom-$v" "$ROOT/tests/guest/export-prom.sh" \
+		    >/dev/null 2>"$OUT/export-prom-$v.log"; then
+			verdict PASS "$v: export scraped by Prometheus: PromQL agrees with record ($(grep -c ': ok:' "$OUT/export-prom-$v/export-prom.txt") checks)"
+		else
+			cat "$OUT/export-prom-$v/export-prom.txt" 2>/dev/null | tail -n 8
+			tail -n 4 "$OUT/export-prom-$v.log"
+			verdict FAIL "$v: export scraped by Prometheus ($OUT/export-prom-$v)"
+		fi
+	done
 fi
 
 # Host<->guest traffic through the lab's vhost-user-vsock back-end: the

@@ -15,18 +15,7 @@ port=1300
 fails=0
 say() { echo "tracer-kprobe: $*"; }
 fail() { say "FAIL: $*"; fails=$((fails + 1)); }
-check() {
-	if awk "BEGIN { exit !($1) }"; then
-		say "ok: $2 ($1)"
-	else
-		fail "$2 ($1)"
-	fi
-}
-# metric FILE KEY: a number of report --json's top level (histograms
-# share some names, as objects: skipped)
-metric() {
-	sed -n "s/^    \"$2\": \([-0-9.e+]*\),\{0,1\}\$/\1/p" "$1" | head -n 1
-}
+. /vb/guest/assert-lib.sh
 field() {
 	sed -n "s/^$2: *\([0-9.]*\).*/\1/p" "$1" | head -n 1
 }

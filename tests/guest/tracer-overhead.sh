@@ -11,11 +11,15 @@
 # (kind "L"/"F": BPF run time per program run; not used for the
 # instruction counts, bpf_stats itself reads the clock twice per run).
 # $RESULTS/steps.tsv: k kind payload bytes.
+# VB_OVERHEAD_TRACER=export: the traced steps run under `vsockbatch
+# export` (under-export.sh: maps read every 0.1 s) instead of record, and
+# there are no --bpf-stats steps (the BPF programs are record's).
 . /vb/guest/rotate.sh
 out=${RESULTS:?}
 rounds=${1:?ROUNDS} modes=${2:?MODES}
 : >"$out/steps.tsv"
 k=0 port=5000 fails=0
+tracer=${VB_OVERHEAD_TRACER:-record}
 
 bytes_for() { # payload -> transfer size: ~16k packets at 64 B, more above
 	case $1 in
@@ -34,11 +38,13 @@ run() { # run KIND PAYLOAD
 		vb-sender --cid 1 --port $port --bytes $b --buf-size $pl --cpu 1 --retry 10 >$out/r$k.tx 2>&1 || exit 1
 		wait \$! || exit 1
 		vb-mark $((2 * k))"
-	case $kind in
-	l) set -- vsockbatch record -m light -o "$out/l$k.json" --label payload=$pl -- "$@" ;;
-	f) set -- vsockbatch record -m full -o "$out/f$k.json" --label payload=$pl -- "$@" ;;
-	L) set -- vsockbatch record -m light --bpf-stats -o "$out/L$k.json" --label payload=$pl -- "$@" ;;
-	F) set -- vsockbatch record -m full --bpf-stats -o "$out/F$k.json" --label payload=$pl -- "$@" ;;
+	case $tracer$kind in
+	exportl) set -- sh /vb/guest/under-export.sh light "$@" ;;
+	exportf) set -- sh /vb/guest/under-export.sh full "$@" ;;
+	*l) set -- vsockbatch record -m light -o "$out/l$k.json" --label payload=$pl -- "$@" ;;
+	*f) set -- vsockbatch record -m full -o "$out/f$k.json" --label payload=$pl -- "$@" ;;
+	*L) set -- vsockbatch record -m light --bpf-stats -o "$out/L$k.json" --label payload=$pl -- "$@" ;;
+	*F) set -- vsockbatch record -m full --bpf-stats -o "$out/F$k.json" --label payload=$pl -- "$@" ;;
 	esac
 	"$@" >"$out/r$k.log" 2>&1 || { echo "step $k ($kind $pl) failed"; fails=$((fails + 1)); }
 	printf '%d\t%s\t%s\t%s\n' "$k" "$kind" "$pl" "$b" >>"$out/steps.tsv"
@@ -58,6 +64,7 @@ while [ $i -lt "$rounds" ]; do
 	i=$((i + 1))
 done
 for pl in 64 1024 65536; do
+	[ "$tracer" = record ] || break
 	case $modes in *light*) run L "$pl" ;; esac
 	case $modes in *full*) run F "$pl" ;; esac
 done

@@ -23,21 +23,7 @@ fails=0
 
 say() { echo "tracer: $*"; }
 fail() { say "FAIL: $*"; fails=$((fails + 1)); }
-
-# metric FILE KEY: a top-level metric/total of report --json (4-space
-# indented "key": value lines; flows are indented deeper)
-metric() {
-	sed -n "s/^    \"$2\": \([^,{][^,]*\),\{0,1\}\$/\1/p" "$1" | head -n 1
-}
-
-# check EXPR DESCRIPTION: awk-evaluated numeric assertion
-check() {
-	if awk "BEGIN { exit !($1) }"; then
-		say "ok: $2 ($1)"
-	else
-		fail "$2 ($1)"
-	fi
-}
+. /vb/guest/assert-lib.sh
 
 field() { # field FILE 'label' -> first number after "label:"
 	sed -n "s/^$2: *\([0-9.]*\).*/\1/p" "$1" | head -n 1

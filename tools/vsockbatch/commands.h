@@ -16,6 +16,8 @@ int cmd_compare(int argc, char **argv);	/* compare.c */
 int cmd_top(int argc, char **argv);	/* top.c */
 int cmd_probe(int argc, char **argv);	/* probe_cmd.c: hook availability */
 int cmd_advise(int argc, char **argv);	/* advise.c: what limits a transfer */
+/* export_exec.c: runs vsockbatch-export (export.c, linked dynamically) */
+int cmd_export_exec(int argc, char **argv);
 
 #include "exit_status.h"	/* VB_EXIT_*, shared with the lab */
 

@@ -19,6 +19,7 @@ static const struct vb_command commands[] = {
 	{ "advise", cmd_advise, "what limits a recorded transfer, what to change" },
 	{ "top", cmd_top, "live per-flow view (or --replay FILE)" },
 	{ "probe", cmd_probe, "show which hooks this kernel offers" },
+	{ "export", cmd_export_exec, "serve live counts as Prometheus metrics" },
 };
 
 /*

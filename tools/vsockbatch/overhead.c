@@ -55,6 +55,31 @@ unsigned long vb_payload_bytes(const char *s)
 	return *end ? 0 : v;
 }
 
+static void fill(const struct row *row, struct vb_overhead *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->measured = true;
+	o->pct = row->pct;
+	snprintf(o->payload, sizeof(o->payload), "%lu", row->payload);
+	snprintf(o->source, sizeof(o->source), "%s (icount)", VB_OVERHEAD_SET);
+}
+
+size_t vb_overhead_rows(enum vb_trace_mode trace, enum vb_kernel_mode kernel,
+			struct vb_overhead *out, size_t max)
+{
+	size_t i, n = 0, nrows = sizeof(rows) / sizeof(rows[0]);
+
+	/* the table is generated sorted by mode, kernel and payload */
+	for (i = 0; i < nrows; i++) {
+		if (rows[i].trace != trace || rows[i].kernel != kernel)
+			continue;
+		if (n < max)
+			fill(&rows[i], &out[n]);
+		n++;
+	}
+	return n;
+}
+
 void vb_overhead_lookup(enum vb_trace_mode trace, enum vb_kernel_mode kernel,
 			const char *payload, struct vb_overhead *o)
 {
@@ -80,8 +105,5 @@ void vb_overhead_lookup(enum vb_trace_mode trace, enum vb_kernel_mode kernel,
 			 "not measured for this mode and kernel");
 		return;
 	}
-	o->measured = true;
-	o->pct = pick->pct;
-	snprintf(o->payload, sizeof(o->payload), "%lu", pick->payload);
-	snprintf(o->source, sizeof(o->source), "%s (icount)", VB_OVERHEAD_SET);
+	fill(pick, o);
 }

@@ -11,6 +11,8 @@
 #ifndef VB_OVERHEAD_H
 #define VB_OVERHEAD_H
 
+#include <stddef.h>
+
 #include "results.h"
 
 /*
@@ -21,6 +23,13 @@
  */
 void vb_overhead_lookup(enum vb_trace_mode trace, enum vb_kernel_mode kernel,
 			const char *payload, struct vb_overhead *o);
+
+/*
+ * Every measured row for (trace, kernel), payloads ascending: up to max
+ * into out; returns how many there are.
+ */
+size_t vb_overhead_rows(enum vb_trace_mode trace, enum vb_kernel_mode kernel,
+			struct vb_overhead *out, size_t max);
 
 /* "64", "1K", "64KiB", "65536" -> bytes; 0 if not a size. */
 unsigned long vb_payload_bytes(const char *s);

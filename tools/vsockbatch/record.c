@@ -28,6 +28,7 @@
 #include "overhead.h"
 #include "report.h"
 #include "results.h"
+#include "stop_signals.h"
 #include "top.h"
 #include "tracer.h"
 
@@ -42,21 +43,6 @@ static void on_signal(int sig)
 		kill(child_pid, SIGTERM);
 }
 
-/*
- * SIGINT, SIGTERM and SIGHUP end the recording (the file is written).
- * Installed before the slow attach (seconds under TCG), so a Ctrl-C then
- * is not lost: it ends the run right after the attach.
- */
-static void catch_signals(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-}
 
 /* -i: one line of the interval's totals, as runqlat -i prints a histogram. */
 struct ticker {
@@ -481,7 +467,8 @@ int cmd_record(int argc, char **argv)
 		}
 	}
 
-	catch_signals();
+	/* SIGINT, SIGTERM and SIGHUP end the recording (the file is written) */
+	vb_catch_stop_signals(on_signal);
 	vb_libbpf_verbose(verbose);
 	e = vb_tracer_start(&tracer, mode, &exiting, isatty(STDERR_FILENO),
 			    err, sizeof(err));

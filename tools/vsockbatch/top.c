@@ -26,6 +26,7 @@
 #include "cost.h"
 #include "cpulist.h"
 #include "results.h"
+#include "stop_signals.h"
 #include "top.h"
 #include "tracer.h"
 
@@ -767,7 +768,6 @@ int cmd_top(int argc, char **argv)
 	struct vb_results r;
 	struct top_opts o;
 	struct live l;
-	struct sigaction sa;
 	char err[512];
 	int ret, e;
 
@@ -780,11 +780,7 @@ int cmd_top(int argc, char **argv)
 		return VB_EXIT_USAGE;
 	}
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	vb_catch_stop_signals(on_signal);
 
 	memset(&l, 0, sizeof(l));
 	if (o.replay) {
