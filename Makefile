@@ -9,9 +9,12 @@
 #   make lab        build/reuse both lab kernels, run the default experiment
 #   make experiment the AB/BA benchmark matrix (results/<date>-<label>/)
 #   make install    the user's tools, man pages and bash completion
-#                   (PREFIX=/usr/local, DESTDIR=); make uninstall
+#                   (PREFIX=/usr/local, DESTDIR=; NO_EXPORT=1 leaves out
+#                   the one dynamic program, vsockbatch-export); make uninstall
 #   make static     build/dist/vsockbatch-VERSION-static-ARCH.tar.gz: the
-#                   same tree as make install, for a guest without libbpf
+#                   same tree as make install without vsockbatch-export
+#                   (libmicrohttpd has no static build on Debian 12), for a
+#                   guest without libbpf
 #   make deb        build/deb/vsockbatch_VERSION_ARCH.deb (dpkg-buildpackage)
 #   make docs-check the results index, the paths the docs quote, the man
 #                   pages against --help, the bash completion
@@ -149,7 +152,7 @@ all: $(BPF_OBJS) $(BPF_SKELS) $(if $(LOADER_SRCS),$(OUTPUT)/vsockbatch \
 	$(BENCH_BINS) $(PROG_BINS) \
 	$(if $(VU_SRCS),$(OUTPUT)/vhost-user-vsock) $(INSNS_PLUGIN) $(MAN_PAGES)
 
-tools: $(TOOL_BINS) $(MAN_PAGES)
+tools: $(TOOL_BINS) $(EXPORT_DYN) $(MAN_PAGES)
 man: $(MAN_PAGES)
 
 $(OUTPUT)/man/%: man/%.scd
@@ -163,6 +166,7 @@ install: tools
 	$(Q)$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(BASHCOMPDIR)
 	$(Q)$(INSTALL) -m 755 $(OUTPUT)/vsockbatch $(BENCH_BINS) $(DESTDIR)$(BINDIR)/
+	$(if $(NO_EXPORT),,$(Q)$(INSTALL) -m 755 $(EXPORT_DYN) $(DESTDIR)$(BINDIR)/)
 	$(Q)ln -sf vsockbatch $(DESTDIR)$(BINDIR)/vsockbatch-top
 	$(Q)$(INSTALL) -m 644 $(filter %.1,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man1/
 	$(Q)$(INSTALL) -m 644 $(filter %.8,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man8/
@@ -172,17 +176,19 @@ install: tools
 
 uninstall:
 	$(Q)rm -f $(DESTDIR)$(BINDIR)/vsockbatch $(DESTDIR)$(BINDIR)/vsockbatch-top \
+		$(DESTDIR)$(BINDIR)/vsockbatch-export \
 		$(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(BENCH_BINS))) \
 		$(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(filter %.1,$(MAN_PAGES)))) \
 		$(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(filter %.8,$(MAN_PAGES)))) \
 		$(addprefix $(DESTDIR)$(BASHCOMPDIR)/,vsockbatch vsockbatch-top $(notdir $(BENCH_BINS)))
 
 # A tarball of `make install PREFIX=/usr/local` for a guest with no
-# libbpf, libelf, zlib or libzstd: every binary in it must be static.
+# libbpf, libelf, zlib or libzstd: every binary in it must be static, so
+# it has no exporter (`vsockbatch export` says where it looked).
 STATIC_TAR := $(OUTPUT)/dist/vsockbatch-$(VB_VERSION)-static-$(shell uname -m).tar.gz
 static: tools
 	$(Q)rm -rf $(OUTPUT)/dist/root && mkdir -p $(OUTPUT)/dist/root
-	$(Q)$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/$(OUTPUT)/dist/root PREFIX=/usr/local
+	$(Q)$(MAKE) --no-print-directory install NO_EXPORT=1 DESTDIR=$(CURDIR)/$(OUTPUT)/dist/root PREFIX=/usr/local
 	$(Q)./scripts/check-static.sh $(OUTPUT)/dist/root/usr/local/bin/*
 	$(Q)tar -C $(OUTPUT)/dist/root -czf $(STATIC_TAR) --owner=0 --group=0 usr
 	@echo "  STATIC   $(STATIC_TAR)"

@@ -61,14 +61,19 @@ for f in "$VB_ROOT"/build/dyn/*; do
 done
 
 # An installed tree goes over everything else, so what it installs is
-# what the guest runs; its binaries must be static like build/'s.
+# what the guest runs; its binaries must be static like build/'s, or
+# dynamic with every library already in the image (the installed
+# vsockbatch-export: its libraries came with build/dyn/'s above).
 if [ -n "${VB_GUEST_OVERLAY:-}" ]; then
 	[ -d "$VB_GUEST_OVERLAY" ] || die "VB_GUEST_OVERLAY=$VB_GUEST_OVERLAY is not a directory"
 	while IFS= read -r -d '' f; do
-		if file "$f" | grep -q 'ELF.*dynamically linked'; then
-			echo "${0##*/}: VB_GUEST_OVERLAY: ${f#"$VB_GUEST_OVERLAY"/} is not statically linked" >&2
+		file "$f" | grep -q 'ELF.*dynamically linked' || continue
+		libs=$(ldd "$f" 2>/dev/null | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }')
+		for lib in $libs; do
+			[ -e "$stage$lib" ] && continue
+			echo "${0##*/}: VB_GUEST_OVERLAY: ${f#"$VB_GUEST_OVERLAY"/} is dynamically linked and needs $lib, which the image lacks" >&2
 			exit 2	# bad input, as the runner's own checks
-		fi
+		done
 	done < <(find "$VB_GUEST_OVERLAY" -type f -perm -u+x -print0)
 	cp -a "$VB_GUEST_OVERLAY/." "$stage/"
 fi

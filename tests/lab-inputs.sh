@@ -115,9 +115,11 @@ expect "runner: vhost-user device with a reserved CID" 2 "CID must be a number >
 expect "runner: VB_GUEST_OVERLAY not a directory" 2 "VB_GUEST_OVERLAY=.* is not a directory" \
 	env VB_GUEST_OVERLAY="$tmp/nosuch" "$ROOT/scripts/guest-run.sh" -k baseline \
 	"$ROOT/tests/guest/vsock_test.sh"
-# An installed tree whose binary a busybox guest could not run.
-mkdir -p "$tmp/overlay/usr/bin" && cp /bin/true "$tmp/overlay/usr/bin/"
-expect "runner: VB_GUEST_OVERLAY with a dynamic binary" 2 "usr/bin/true is not statically linked" \
+# An installed tree whose binary a busybox guest could not run: jq
+# needs libjq, which no image has (libc alone would be there, for the
+# exporter).
+mkdir -p "$tmp/overlay/usr/bin" && cp /usr/bin/jq "$tmp/overlay/usr/bin/"
+expect "runner: VB_GUEST_OVERLAY with a dynamic binary" 2 "usr/bin/jq is dynamically linked and needs /lib/x86_64-linux-gnu/libjq.so.1" \
 	env VB_GUEST_OVERLAY="$tmp/overlay" "$ROOT/scripts/guest-run.sh" -k baseline \
 	"$ROOT/tests/guest/vsock_test.sh"
 expect "runner: missing script" 2 "not found" \
