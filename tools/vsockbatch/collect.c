@@ -18,6 +18,7 @@
 
 #include "collect.h"
 #include "cpulist.h"
+#include "flow_track.h"
 #include "vsockbatch.skel.h"
 
 static void stats_to_agg(const struct vb_stats *s, struct vb_agg *a)
@@ -74,14 +75,17 @@ static int push_flow(struct vb_results *r, size_t *cap,
 	return 0;
 }
 
-int vb_collect(struct vsockbatch_bpf *skel, struct vb_results *r, bool drain,
-	       char *errbuf, size_t errlen)
+int vb_collect(struct vsockbatch_bpf *skel, struct vb_results *r,
+	       struct vb_flow_track *track, char *errbuf, size_t errlen)
 {
 	int ncpu = libbpf_num_possible_cpus(), i, j, n_online, err = 0;
 	int sfd = bpf_map__fd(skel->maps.stats);
 	int ffd = bpf_map__fd(skel->maps.flows);
 	uint32_t online[VB_MAX_CPUS];
-	struct vb_flow_stats *fvals = NULL;
+	struct vb_flow_stats *fvals = NULL, *dvals = NULL;
+	const struct vb_flow_stats *use;
+	struct vb_flow_key *gone = NULL;
+	size_t ngone = 0;
 	struct vb_stats *vals = NULL;
 	struct vb_agg *cpu = NULL, other, a;
 	struct vb_flow_key key, next, *prev = NULL;
@@ -100,6 +104,21 @@ int vb_collect(struct vsockbatch_bpf *skel, struct vb_results *r, bool drain,
 	if (!vals || !fvals || !cpu) {
 		err = -ENOMEM;
 		goto out;
+	}
+	if (track) {
+		if (track->ncpu != ncpu) {
+			snprintf(errbuf, errlen, "flow tracker for %d CPUs, %d possible",
+				 track->ncpu, ncpu);
+			err = -EINVAL;
+			goto out;
+		}
+		dvals = calloc((size_t)ncpu, sizeof(*dvals));
+		gone = calloc(VB_MAX_FLOWS * 4, sizeof(*gone));
+		if (!dvals || !gone) {
+			err = -ENOMEM;
+			goto out;
+		}
+		vb_flow_track_begin(track);
 	}
 	if (bpf_map_lookup_elem(sfd, &zero, vals)) {
 		err = -errno;
@@ -128,36 +147,49 @@ int vb_collect(struct vsockbatch_bpf *skel, struct vb_results *r, bool drain,
 			err = -EIO;
 			goto out;
 		}
-		/*
-		 * Draining (live top, as tcptop does): take the entry out,
-		 * so the map never fills with flows that ended.  Restart
-		 * the walk after a delete: the key is gone.
-		 */
-		if (drain) {
-			if (bpf_map_lookup_and_delete_elem(ffd, &next, fvals)) {
-				if (bpf_map_lookup_elem(ffd, &next, fvals))
-					goto skip;
-				bpf_map_delete_elem(ffd, &next);
-			}
-		} else if (bpf_map_lookup_elem(ffd, &next, fvals)) {
+		if (bpf_map_lookup_elem(ffd, &next, fvals))
 			goto skip;
+		use = fvals;
+		if (track) {
+			bool expire;
+			int grew = vb_flow_track_step(track, &next, fvals, dvals,
+						      &expire);
+
+			if (grew < 0) {
+				err = grew;
+				goto out;
+			}
+			if (expire)
+				gone[ngone++] = next;
+			if (!grew)
+				goto skip;
+			use = dvals;
 		}
 		if (push_flow(r, &cap, &next)) {
 			err = -ENOMEM;
 			goto out;
 		}
 		for (i = 0; i < ncpu; i++) {
-			flow_add(&r->flows[r->nflows - 1].agg, &fvals[i]);
-			flow_add(&cpu[i], &fvals[i]);
+			flow_add(&r->flows[r->nflows - 1].agg, &use[i]);
+			flow_add(&cpu[i], &use[i]);
 		}
 		vb_agg_add(&r->totals, &r->flows[r->nflows - 1].agg);
 skip:
-		if (drain) {
-			prev = NULL;
-			continue;
-		}
 		key = next;
 		prev = &key;
+	}
+	if (track) {
+		/*
+		 * Idle flows leave the map after the walk: deleting one
+		 * while a BPF program counts into it would lose those adds,
+		 * which after VB_FLOW_IDLE_READS quiet reads needs the flow
+		 * to resume within this loop.
+		 */
+		vb_flow_track_end(track);
+		for (seen = 0; seen < ngone; seen++) {
+			bpf_map_delete_elem(ffd, &gone[seen]);
+			vb_flow_track_forget(track, &gone[seen]);
+		}
 	}
 	if (agg_nonzero(&other)) {
 		if (push_flow(r, &cap, &vb_other_flows)) {
@@ -189,6 +221,8 @@ skip:
 out:
 	free(vals);
 	free(fvals);
+	free(dvals);
+	free(gone);
 	free(cpu);
 	return err;
 }

@@ -9,15 +9,18 @@
 #include "results.h"
 
 struct vsockbatch_bpf;
+struct vb_flow_track;
 
 /*
  * Replace r->totals, r->cpus (online CPUs, cost -1) and r->flows with the
- * current map contents, cumulative since load.  drain: take the flows out
- * of the map (live top); r->flows and the window counters in r->totals
- * then hold the flows since the last drain (plus the other-flows row,
- * which is never drained).  0 or -errno + reason.
+ * current map contents, cumulative since load.  track (export, live top):
+ * r->flows and the window counters in r->totals hold each flow's growth
+ * since the previous read with this tracker (plus the other-flows row,
+ * cumulative), only flows that grew are listed, and flows idle for
+ * VB_FLOW_IDLE_READS reads leave the map (flow_track.h).  NULL: the
+ * whole map, cumulative (record).  0 or -errno + reason.
  */
-int vb_collect(struct vsockbatch_bpf *skel, struct vb_results *r, bool drain,
-	       char *errbuf, size_t errlen);
+int vb_collect(struct vsockbatch_bpf *skel, struct vb_results *r,
+	       struct vb_flow_track *track, char *errbuf, size_t errlen);
 
 #endif

@@ -7,9 +7,9 @@
  * One thread reads the maps every interval, folds the read into its own
  * cumulative snapshot (prom_snap.c) and publishes a copy under a mutex;
  * libmicrohttpd's pool threads copy the published one and format it
- * outside the lock (export_http.c).  Memory is bounded: the BPF flow map
- * is drained at every read, per-port series are capped, and the HTTP
- * server takes at most 64 connections.
+ * outside the lock (export_http.c).  Memory is bounded: flows idle for
+ * VB_FLOW_IDLE_READS reads leave the BPF flow map (flow_track.h), per-port
+ * series are capped, and the HTTP server takes at most 64 connections.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,9 +23,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <bpf/libbpf.h>
+
 #include "collect.h"
 #include "commands.h"
 #include "export.h"
+#include "flow_track.h"
 #include "overhead.h"
 #include "stop_signals.h"
 #include "tracer.h"
@@ -311,6 +314,7 @@ struct exporter {
 	struct export_opts o;
 	struct vb_tracer tracer;
 	struct vb_results r;		/* the last map read */
+	struct vb_flow_track track;	/* flows' growth between reads */
 	struct vb_prom_snap work;	/* the reader's own snapshot */
 	struct vb_pub pub;
 	struct vb_http *http, *vsock_http;
@@ -327,7 +331,7 @@ static void read_once(struct exporter *x)
 	size_t len;
 	int e;
 
-	e = vb_collect(x->tracer.skel, &x->r, true, err, sizeof(err));
+	e = vb_collect(x->tracer.skel, &x->r, &x->track, err, sizeof(err));
 	if (!e)
 		e = vb_prom_snap_fold(&x->work, &x->r);
 	if (e) {
@@ -455,6 +459,10 @@ int cmd_export(int argc, char **argv)
 		fprintf(stderr, "vsockbatch export: out of memory\n");
 		goto cleanup;
 	}
+	if (vb_flow_track_init(&x->track, libbpf_num_possible_cpus())) {
+		fprintf(stderr, "vsockbatch export: cannot count possible CPUs\n");
+		goto cleanup;
+	}
 	snprintf(x->work.kernel_release, sizeof(x->work.kernel_release), "%s",
 		 x->r.kernel_release);
 	x->work.kernel = x->r.mode;
@@ -526,6 +534,7 @@ cleanup:
 		close(vsock_fd);
 	vb_tracer_stop(&x->tracer);
 	vb_results_free(&x->r);
+	vb_flow_track_free(&x->track);
 	vb_prom_snap_free(&x->work);
 	vb_prom_snap_free(&x->pub.snap);
 	pthread_mutex_destroy(&x->pub.lock);

@@ -70,7 +70,7 @@ struct vb_prom_snap {
 	size_t nports;
 	uint64_t other_port[VB_FC_NR];
 	uint64_t ports_aged;
-	/* fold state: drained flows summed, the other-flows row last seen */
+	/* fold state: the flows' growth summed, the other-flows row last seen */
 	uint64_t drained[VB_FC_NR];
 	uint64_t prev_other[VB_FC_NR];
 	/* lookups + locks: never below an earlier snapshot's (see prom_snap.c) */
@@ -88,9 +88,9 @@ void vb_prom_snap_free(struct vb_prom_snap *s);
 int vb_prom_snap_copy(struct vb_prom_snap *dst, const struct vb_prom_snap *src);
 
 /*
- * Fold one drained collection (vb_collect with drain: flows since the
- * last drain, the other-flows row and per-CPU counters cumulative) into
- * s.  0 or -ENOMEM.
+ * Fold one collection with a flow tracker (vb_collect: each flow's growth
+ * since the last read, the other-flows row and per-CPU counters
+ * cumulative) into s.  0 or -ENOMEM.
  */
 int vb_prom_snap_fold(struct vb_prom_snap *s, const struct vb_results *r);
 

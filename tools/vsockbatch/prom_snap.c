@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * prom_snap.c - the exporter's cumulative snapshot, one drained map read
- * at a time.
+ * prom_snap.c - the exporter's cumulative snapshot, one map read at a
+ * time.
  *
- * The exporter drains the BPF flow map at every read (as top does), so
- * a long run never fills it with flows that ended; what was drained is
- * summed here, so every counter on the page only ever grows.  Per-port
+ * Each read gives the flows' growth since the previous one, and idle flows
+ * leave the BPF map (flow_track.h, as in top), so a long run never fills
+ * it with flows that ended; the growth is summed here (s->drained), so
+ * every counter on the page only ever grows.  Per-port
  * series are bounded: at most max_ports ports, the rest (and the flows
  * the BPF map had no room for) under port "other", and a port quiet for
  * port_age reads loses its series (its counts stay in the totals).

@@ -162,7 +162,7 @@ static void ticker_poll(struct ticker *t)
 	t->next_ns += (uint64_t)(t->interval * 1e9);
 	if (t->next_ns < now)	/* fell behind: do not burst */
 		t->next_ns = now + (uint64_t)(t->interval * 1e9);
-	if (vb_collect(t->tracer->skel, &t->cur, false, err, sizeof(err))) {
+	if (vb_collect(t->tracer->skel, &t->cur, NULL, err, sizeof(err))) {
 		fprintf(stderr, "vsockbatch record: interval: %s\n", err);
 		return;
 	}
@@ -547,7 +547,7 @@ int cmd_record(int argc, char **argv)
 	vb_tracer_enable(&tracer, false);
 	t1 = now_ns(CLOCK_MONOTONIC);
 	r.duration_ns = t1 - t0;
-	if (vb_collect(tracer.skel, &r, false, err, sizeof(err))) {
+	if (vb_collect(tracer.skel, &r, NULL, err, sizeof(err))) {
 		fprintf(stderr, "vsockbatch record: %s\n", err);
 		goto out;
 	}

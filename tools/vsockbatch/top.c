@@ -21,10 +21,13 @@
 
 #include <curses.h>
 
+#include <bpf/libbpf.h>
+
 #include "collect.h"
 #include "commands.h"
 #include "cost.h"
 #include "cpulist.h"
+#include "flow_track.h"
 #include "results.h"
 #include "stop_signals.h"
 #include "top.h"
@@ -56,11 +59,13 @@ struct live {
 	struct vb_results prev, cur, delta;
 	struct vb_cost_mark mark;	/* cost counters at the last frame */
 	/*
-	 * The BPF flow map is drained every interval (tcptop style), so it
-	 * never fills with flows that ended; flows are accumulated here
+	 * Each interval reads the growth of the BPF flow map's flows, and
+	 * flows idle for VB_FLOW_IDLE_READS reads leave it (flow_track.h),
+	 * so it never fills with flows that ended; flows are accumulated here
 	 * instead, and dropped after VB_TOP_AGE quiet intervals (their
 	 * counts stay in `retired`, so the totals never go backwards).
 	 */
+	struct vb_flow_track track;
 	struct vb_flow *cum;
 	unsigned int *quiet;
 	size_t ncum;
@@ -319,6 +324,10 @@ static int live_start(struct live *l, struct top_opts *o)
 		fprintf(stderr, "vsockbatch top: %s\n", err);
 		return VB_EXIT_FAIL;
 	}
+	if (vb_flow_track_init(&l->track, libbpf_num_possible_cpus())) {
+		fprintf(stderr, "vsockbatch top: cannot count possible CPUs\n");
+		return VB_EXIT_FAIL;
+	}
 	if (vb_tracer_describe(&l->tracer, &l->cur) ||
 	    vb_cost_open(&l->cost, o->cpus, (size_t)o->ncpus)) {
 		fprintf(stderr, "vsockbatch top: out of memory\n");
@@ -341,10 +350,10 @@ static int live_start(struct live *l, struct top_opts *o)
 #define VB_TOP_AGE	10
 
 /*
- * Fold the flows drained into l->cur into the cumulative table, age out
+ * Fold the flows' growth read into l->cur into the cumulative table, age out
  * quiet ones, and make l->cur look like a cumulative snapshot again:
  * cur.flows = the table, window counters of cur.totals = table + retired
- * + the never-drained other-flows row (already in cur.totals).
+ * + the cumulative other-flows row (already in cur.totals).
  */
 static int accumulate(struct live *l)
 {
@@ -392,7 +401,7 @@ static int accumulate(struct live *l)
 	}
 	l->ncum = k;
 
-	/* totals' window counters: replace what was drained by table + retired */
+	/* totals' window counters: replace the growth read by table + retired */
 	sum = l->retired;
 	for (j = 0; j < l->ncum; j++)
 		vb_agg_add(&sum, &l->cum[j].agg);
@@ -428,7 +437,7 @@ static int live_frame(struct live *l, struct vb_top_frame *f)
 	size_t i;
 	int e;
 
-	e = vb_collect(l->tracer.skel, &l->cur, true, err, sizeof(err));
+	e = vb_collect(l->tracer.skel, &l->cur, &l->track, err, sizeof(err));
 	if (!e)
 		e = accumulate(l);
 	if (e)
@@ -466,6 +475,7 @@ static void live_stop(struct live *l)
 {
 	free(l->cum);
 	free(l->quiet);
+	vb_flow_track_free(&l->track);
 	vb_tracer_stop(&l->tracer);
 	vb_cost_close(&l->cost);
 	vb_cost_mark_free(&l->mark);
