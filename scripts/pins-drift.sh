@@ -68,19 +68,31 @@ applies() {
 	return 0
 }
 
+# fallback SUITE GLOB PREFIX: "PKG=VER" of what the lab takes when a pin is
+# not served: the newest of its series (deb_resolve's rule), or nothing
+fallback() {
+	local nw
+	nw=$(deb_newest "$1" "$2" "$3") && echo "${nw% *}=${nw#* }"
+}
 while read -r series suite pkg ver sha; do
 	case "$series" in ''|'#'*) continue ;; esac
 	served=$(served_word "$suite" "$pkg" "$ver")
 	n=$(newer "$suite" "$pkg" "$series." "$ver")
-	if [ -z "$n" ]; then
-		echo "drift: source $series: pin $pkg $ver $served; nothing newer"
-		[ "$served" = served ] || status=1
+	if [ -n "$n" ]; then
+		echo "drift: source $series: pin $pkg $ver $served; newer: $n"
+		target=${n##* }
+	elif [ "$served" = served ]; then
+		echo "drift: source $series: pin $pkg $ver served; nothing newer"
+		continue
+	elif target=$(fallback "$suite" "$pkg" "$series."); then
+		# a pin the archive never served or dropped, nothing newer
+		echo "drift: source $series: pin $pkg $ver NOT served; the lab takes $target"
+	else
+		echo "drift: source $series: pin $pkg $ver NOT served; no $pkg $series.* in the archive"
+		status=1
 		continue
 	fi
-	newest=${n% }
-	newest=${newest##* }
-	nv=${newest#*=}
-	echo "drift: source $series: pin $pkg $ver $served; newer: $n"
+	nv=${target#*=}
 	if how=$(applies "$series" "$suite" "$pkg" "$nv" \
 	    "$(deb_sha256 "$suite" "$pkg" "$nv")"); then
 		echo "drift: source $series: the series applies to $nv ($how)"
@@ -88,12 +100,17 @@ while read -r series suite pkg ver sha; do
 		echo "drift: source $series: the series does NOT apply to $nv: $how"
 	fi
 done <"$VB_SOURCE_PINS"
-
 while read -r name pkg ver sha suite glob prefix; do
 	case "$name" in ''|'#'*) continue ;; esac
 	served=$(served_word "$suite" "$pkg" "$ver")
 	n=$(newer "$suite" "$glob" "$prefix" "$ver")
-	echo "drift: image $name: pin $pkg $ver $served; ${n:+newer: }${n:-nothing newer}"
-	[ "$served" = served ] || [ -n "$n" ] || status=1
+	if [ -n "$n" ] || [ "$served" = served ]; then
+		echo "drift: image $name: pin $pkg $ver $served; ${n:+newer: }${n:-nothing newer}"
+	elif target=$(fallback "$suite" "$glob" "$prefix"); then
+		echo "drift: image $name: pin $pkg $ver NOT served; the lab takes $target"
+	else
+		echo "drift: image $name: pin $pkg $ver NOT served; no $glob ($prefix*) in the archive"
+		status=1
+	fi
 done <"$VB_DEBIAN_PINS"
 exit $status

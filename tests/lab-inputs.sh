@@ -99,6 +99,21 @@ VSOCKBATCH_SOURCE_PINS="$tmp/pins-117" "$ROOT/scripts/pins-drift.sh" >"$tmp/drif
 	grep -Eq "^drift: source 6\.12: the series (applies|does NOT apply) to 6\.12\.[0-9]+" "$tmp/drift"
 outcome $? "pins-drift: newer versions of an old pin, the series tried on the newest" \
 	"$(cat "$tmp/drift")"
+# A pin the archive does not serve with nothing newer than it (a version
+# it never had): informational, exit 0, the fallback named and the series
+# tried on it.  This exit was 1 and stopped make check at its first line
+# (the pin-absent cold run, 2026-12-03).
+{ grep -v '^6\.12 ' "$ROOT/scripts/config/kernel-sources"
+  printf '6.12 bookworm linux-source-6.12 6.12.999-1~deb12u1 %064d\n' 0; } >"$tmp/pins-999"
+awk '$1 == "debian-6.12" { $2 = "linux-image-6.12.999+deb12-cloud-amd64-unsigned"; $3 = "6.12.999-1~deb12u1" } { print }' \
+	"$ROOT/scripts/config/debian-kernels" >"$tmp/deb-999"
+VSOCKBATCH_SOURCE_PINS="$tmp/pins-999" VSOCKBATCH_DEBIAN_PINS="$tmp/deb-999" \
+	"$ROOT/scripts/pins-drift.sh" >"$tmp/drift999" 2>&1 &&
+	grep -q "^drift: source 6\.12: pin linux-source-6\.12 6\.12\.999-1~deb12u1 NOT served; the lab takes linux-source-6\.12=6\.12\.[0-9]" "$tmp/drift999" &&
+	grep -Eq "^drift: source 6\.12: the series (applies|does NOT apply) to 6\.12\.[0-9]+" "$tmp/drift999" &&
+	grep -q "^drift: image debian-6\.12: pin .* NOT served; the lab takes linux-image-6\.12\.[0-9]*+deb12-cloud-amd64-unsigned=" "$tmp/drift999"
+outcome $? "pins-drift: pins ahead of the archive, exit 0 and the fallbacks named" \
+	"$(cat "$tmp/drift999")"
 # The same rule for Debian's images: a gone pin takes the newest image of
 # its series (package glob + version prefix).
 awk '$1 == "debian-6.12" { $3 = "6.12.1-1~deb12u1"; $4 = sprintf("%064d", 0) } { print }' \
