@@ -85,7 +85,7 @@ int vb_collect(struct vsockbatch_bpf *skel, struct vb_results *r,
 	struct vb_flow_stats *fvals = NULL, *dvals = NULL;
 	const struct vb_flow_stats *use;
 	struct vb_flow_key *gone = NULL;
-	size_t ngone = 0;
+	size_t ngone = 0, g;
 	struct vb_stats *vals = NULL;
 	struct vb_agg *cpu = NULL, other, a;
 	struct vb_flow_key key, next, *prev = NULL;
@@ -186,9 +186,9 @@ skip:
 		 * to resume within this loop.
 		 */
 		vb_flow_track_end(track);
-		for (seen = 0; seen < ngone; seen++) {
-			bpf_map_delete_elem(ffd, &gone[seen]);
-			vb_flow_track_forget(track, &gone[seen]);
+		for (g = 0; g < ngone; g++) {
+			bpf_map_delete_elem(ffd, &gone[g]);
+			vb_flow_track_forget(track, &gone[g]);
 		}
 	}
 	if (agg_nonzero(&other)) {
