@@ -113,7 +113,8 @@ int vb_flow_track_step(struct vb_flow_track *t, const struct vb_flow_key *key,
 	return grew;
 }
 
-void vb_flow_track_forget(struct vb_flow_track *t, const struct vb_flow_key *key)
+void vb_flow_track_forget(struct vb_flow_track *t,
+			  const struct vb_flow_key *key)
 {
 	struct vb_flow_seen *s = find(t, key);
 

@@ -49,7 +49,8 @@ void vb_flow_track_begin(struct vb_flow_track *t);
 int vb_flow_track_step(struct vb_flow_track *t, const struct vb_flow_key *key,
 		       const struct vb_flow_stats *vals,
 		       struct vb_flow_stats *delta, bool *expire);
-void vb_flow_track_forget(struct vb_flow_track *t, const struct vb_flow_key *key);
+void vb_flow_track_forget(struct vb_flow_track *t,
+			  const struct vb_flow_key *key);
 /* Drops the flows the walk did not meet (deleted elsewhere). */
 void vb_flow_track_end(struct vb_flow_track *t);
 
