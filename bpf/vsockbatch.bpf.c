@@ -23,25 +23,27 @@
  *   window timings and the costs of batching need, from vsock functions
  *   only -- no hook on a function every socket of the system calls per
  *   packet (lock_sock_nested, release_sock, sock_def_readable, ...).
- *   Per-task state is task-local storage (no tid hash to exhaust).
- *     recv_pkt, per packet: + 1 task-storage get; a packet that opens a
+ *   The RX worker's state is a per-CPU slot (bound kworkers, below);
+ *   a reader's lock wait is task-local storage (no tid hash to exhaust).
+ *     recv_pkt, per packet: + 1 slot lookup; a packet that opens a
  *       window also reads the clock.
  *     fentry vsock_data_ready, per data packet processed outside a run
- *       (every data packet on baseline): 1 task-storage get, 1 clock
+ *       (every data packet on baseline): 1 slot lookup, 1 clock
  *       read, 1 array lookup.
  *     fexit virtio_transport_recv_pkt, per packet of the unbatched entry
- *       point (every packet on baseline, vhost on both): 1 task-storage
- *       get, 1 clock read, 1 array lookup, 1 flow hash lookup.
- *     rx_batch, per run: + 1 task-storage get, 1 clock read, and the RX
+ *       point (every packet on baseline, vhost on both): 1 slot
+ *       lookup, 1 clock read, 1 array lookup, 1 flow hash lookup.
+ *     rx_batch, per run: + 1 slot lookup, 1 clock read, and the RX
  *       queue sample (1 probe read) of the run's socket; the classic
  *       tracepoint, as tp_btf may not read its void * skaddr.
  *     fentry vsock_data_ready also samples the RX queue (1 probe read).
  *     fexit vsock_connectible_recvmsg, per recv() call, and fentry
  *       sk_error_report, per socket error: 1 array lookup (advise).
- *     RX worker fentry/fexit, per worker call: 1 task-storage get, 1
+ *     RX worker fentry/fexit, per worker call: 1 slot lookup, 1
  *       clock read, 1 array lookup (exit).
  *     fentry/fexit __lock_sock, per contended socket lock only (a reader
- *       waiting for the worker): 1 task-storage get, 1 clock read.
+ *       waiting for the worker): 1 slot lookup, 1 task-storage get, 1
+ *       clock read.
  *
  * Baseline window: recv_pkt fires at the top of virtio_transport_recv_pkt
  * (before lookup and lock), vsock_data_ready runs under the lock, and the
@@ -130,12 +132,38 @@ struct {
 	__type(value, struct vb_flow_stats);
 } flows SEC(".maps");
 
+/* Readers waiting for the socket lock: they sleep and may migrate. */
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, int);
 	__type(value, struct vb_task);
 } tasks SEC(".maps");
+
+/*
+ * The RX worker's window, one slot per CPU.  The guest's RX work runs on
+ * bound workqueues (virtio_vsock_workqueue, vsock-loopback: both
+ * alloc_workqueue(..., 0, 0), WQ_PERCPU since 6.18), whose kworkers
+ * never leave their CPU, so
+ * the hooks of one packet (recv_pkt, data_ready, the fexit) meet on one
+ * slot.  `owner` is the task that holds it: a task that preempts the
+ * worker and opens a window on the same CPU takes the slot, and the
+ * window it found open is counted stale, like any window without an end.
+ * Per packet this is an array lookup the verifier inlines (6.10+; a
+ * helper call before) and bpf_get_current_task(), where task storage was
+ * a bpf_task_storage_get() per hook.
+ */
+struct vb_wslot {
+	__u64 owner;
+	struct vb_task t;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct vb_wslot);
+} wslots SEC(".maps");
 
 static __always_inline struct vb_stats *cpu_stats(void)
 {
@@ -148,6 +176,32 @@ static __always_inline struct vb_task *task_state(bool create)
 {
 	return bpf_task_storage_get(&tasks, bpf_get_current_task_btf(), 0,
 				    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+}
+
+/* This CPU's worker slot if the current task holds it (or, with create,
+ * takes it). */
+static __always_inline struct vb_task *worker_state(bool create)
+{
+	__u64 cur = bpf_get_current_task();
+	struct vb_wslot *w;
+	struct vb_stats *s;
+	__u32 zero = 0;
+
+	w = bpf_map_lookup_elem(&wslots, &zero);
+	if (!w)
+		return NULL;
+	if (w->owner == cur)
+		return &w->t;
+	if (!create)
+		return NULL;
+	if (w->t.open) {
+		s = cpu_stats();
+		if (s)
+			s->cnt[VB_C_STALE]++;
+	}
+	__builtin_memset(&w->t, 0, sizeof(w->t));
+	w->owner = cur;
+	return &w->t;
 }
 
 /*
@@ -328,7 +382,7 @@ static __always_inline int on_recv_pkt(__u32 src_cid, __u32 src_port,
 	if (!full_mode)
 		return 0;
 
-	t = task_state(true);
+	t = worker_state(true);
 	if (!t)
 		return 0;
 	/*
@@ -392,7 +446,7 @@ static __always_inline int on_data_ready(struct sock *sk)
 
 	if (!enabled)
 		return 0;
-	t = task_state(false);
+	t = worker_state(false);
 	if (!t || !t->open)
 		return 0;
 	t->dr++;
@@ -425,7 +479,7 @@ static __always_inline int on_recv_pkt_exit(void)
 
 	if (!enabled)
 		return 0;
-	t = task_state(false);
+	t = worker_state(false);
 	if (!t || !t->open)
 		return 0;
 	s = cpu_stats();
@@ -493,7 +547,7 @@ static __always_inline int on_rx_batch(const void *skaddr,
 	if (!full_mode)
 		return 0;
 
-	t = task_state(false);
+	t = worker_state(false);
 	if (!t || !t->open)
 		return 0;
 	t->open = 0;
@@ -543,7 +597,7 @@ static __always_inline int worker_enter(void)
 
 	if (!enabled)
 		return 0;
-	t = task_state(true);
+	t = worker_state(true);
 	if (!t)
 		return 0;
 	/* a window cannot outlive the worker call that opened it */
@@ -558,7 +612,7 @@ static __always_inline int worker_exit(void)
 	struct vb_stats *s;
 	struct vb_task *t;
 
-	t = task_state(false);
+	t = worker_state(false);
 	if (!t || !t->in_worker)
 		return 0;
 	t->in_worker = 0;
@@ -616,12 +670,21 @@ int BPF_PROG(vhost_tx_kick_exit)
  * __lock_sock() is the slow path of lock_sock(): it only runs when the
  * socket is owned, so these fire per contended lock, not per packet.
  */
+static __always_inline bool in_worker(void)
+{
+	struct vb_task *w = worker_state(false);
+
+	return w && w->in_worker;
+}
+
 static __always_inline int on_user_wait_begin(void)
 {
 	struct vb_task *t;
 
+	if (in_worker())
+		return 0;
 	t = task_state(true);
-	if (!t || t->in_worker)
+	if (!t)
 		return 0;
 	t->wait_ts = bpf_ktime_get_ns();
 	return 0;
@@ -643,7 +706,7 @@ static __always_inline int on_user_wait_end(void)
 	__u64 d;
 
 	t = task_state(false);
-	if (!t || t->in_worker || !t->wait_ts)
+	if (!t || !t->wait_ts)
 		return 0;
 	d = bpf_ktime_get_ns() - t->wait_ts;
 	t->wait_ts = 0;
@@ -820,7 +883,7 @@ static __always_inline int rb_enter(struct virtio_vsock_rx_batch *b)
 
 	if (!enabled)
 		return 0;
-	t = task_state(true);
+	t = worker_state(true);
 	if (!t)
 		return 0;
 	t->rb_sk = (__u64)BPF_CORE_READ(b, sk);
@@ -845,7 +908,7 @@ static __always_inline int rb_exit(struct virtio_vsock_rx_batch *b)
 
 	if (!enabled)
 		return 0;
-	t = task_state(false);
+	t = worker_state(false);
 	if (!t || !t->rb_valid)
 		return 0;
 	t->rb_valid = 0;
