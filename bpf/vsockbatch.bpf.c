@@ -143,15 +143,14 @@ struct {
 /*
  * The RX worker's window, one slot per CPU.  The guest's RX work runs on
  * bound workqueues (virtio_vsock_workqueue, vsock-loopback: both
- * alloc_workqueue(..., 0, 0), WQ_PERCPU since 6.18), whose kworkers
- * never leave their CPU, so
- * the hooks of one packet (recv_pkt, data_ready, the fexit) meet on one
- * slot.  `owner` is the task that holds it: a task that preempts the
+ * alloc_workqueue(..., 0, 0) in 6.12, WQ_PERCPU in 7.2), whose
+ * kworkers never leave their CPU, so the hooks of one packet (recv_pkt,
+ * data_ready, the fexit) meet on one slot.  `owner` is the task that holds it: a task that preempts the
  * worker and opens a window on the same CPU takes the slot, and the
  * window it found open is counted stale, like any window without an end.
- * Per packet this is an array lookup the verifier inlines (6.10+; a
- * helper call before) and bpf_get_current_task(), where task storage was
- * a bpf_task_storage_get() per hook.
+ * Per hook this is a per-CPU array lookup and bpf_get_current_task(),
+ * where task storage was a bpf_task_storage_get() (a hash of the task's
+ * storages, then a cache slot).
  */
 struct vb_wslot {
 	__u64 owner;
