@@ -78,6 +78,12 @@ char LICENSE[] SEC("license") = "GPL";
 volatile bool enabled;
 /* Set by the loader before load: full mode (see above). */
 const volatile bool full_mode;
+/*
+ * Full mode: the times of one window in (time_mask + 1) are taken (clock
+ * reads, window and data-ready latency histograms, the RX queue sample);
+ * counts stay exact.  0 times every window (--sample 1).
+ */
+const volatile __u32 time_mask;
 
 /*
  * The last flow whose sender a window left without credit, and when
@@ -90,10 +96,14 @@ const volatile bool full_mode;
 __u64 cr_src, cr_dst;	/* cid << 32 | port: no BPF type in the skeleton */
 __u64 cr_ts;
 
-/* Per task: the window a worker has open, a reader's lock wait. */
+/* A reader's lock wait (task storage: readers sleep and migrate). */
+struct vb_reader {
+	__u64 wait_ts;		/* __lock_sock entered */
+};
+
+/* The RX worker's state, in its CPU's slot (wslots, below). */
 struct vb_task {
 	__u64 first_ts;		/* first packet event of the open window */
-	__u64 wait_ts;		/* __lock_sock entered (readers) */
 	__u64 enter_ts;		/* worker function entered */
 	__u64 dr_lat;		/* first packet -> first data-ready */
 	__u64 rb_sk;		/* p1-3: the run open before this call ... */
@@ -109,7 +119,20 @@ struct vb_task {
 	__u32 rw_pkts;
 	__u32 dr;		/* data-ready decisions inside it */
 	__u32 in_worker;
+	__u32 timed;		/* this window's times are taken */
+	__u32 seq;		/* windows opened here: picks the timed ones */
+	/*
+	 * Window counters of the windows just closed, not yet added to
+	 * their flow's entry: one flow-map lookup per VB_PEND_MAX windows
+	 * of a flow (and at the worker's return) instead of one per window.
+	 */
+	struct vb_flow_key pkey;
+	__u32 pn;		/* windows held here */
+	__u64 pend[VB_FC_NR];
 };
+
+/* Most windows a slot holds before adding them to the flow map. */
+#define VB_PEND_MAX	16
 
 /* one slot per CPU; see struct vb_stats */
 struct {
@@ -137,7 +160,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, int);
-	__type(value, struct vb_task);
+	__type(value, struct vb_reader);
 } tasks SEC(".maps");
 
 /*
@@ -171,36 +194,10 @@ static __always_inline struct vb_stats *cpu_stats(void)
 	return bpf_map_lookup_elem(&stats, &zero);
 }
 
-static __always_inline struct vb_task *task_state(bool create)
+static __always_inline struct vb_reader *reader_state(bool create)
 {
 	return bpf_task_storage_get(&tasks, bpf_get_current_task_btf(), 0,
 				    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
-}
-
-/* This CPU's worker slot if the current task holds it (or, with create,
- * takes it). */
-static __always_inline struct vb_task *worker_state(bool create)
-{
-	__u64 cur = bpf_get_current_task();
-	struct vb_wslot *w;
-	struct vb_stats *s;
-	__u32 zero = 0;
-
-	w = bpf_map_lookup_elem(&wslots, &zero);
-	if (!w)
-		return NULL;
-	if (w->owner == cur)
-		return &w->t;
-	if (!create)
-		return NULL;
-	if (w->t.open) {
-		s = cpu_stats();
-		if (s)
-			s->cnt[VB_C_STALE]++;
-	}
-	__builtin_memset(&w->t, 0, sizeof(w->t));
-	w->owner = cur;
-	return &w->t;
 }
 
 /*
@@ -272,6 +269,71 @@ static __always_inline void count_batch(struct vb_stats *s, __u64 *fc,
 		fc[VB_FC_BATCH_MAX] = pkts;
 	lhist_add(s, VB_H_BATCH_PKTS, pkts);
 	hist_add(s, VB_H_BATCH_BYTES, bytes);
+}
+
+/*
+ * Add the windows a slot holds to their flow's entry.  Also at the
+ * worker's return, enabled or not: they were counted while enabled.
+ */
+#define PEND_ADD(i) do { fc[i] += t->pend[i]; t->pend[i] = 0; } while (0)
+
+static __always_inline void pend_flush(struct vb_task *t, struct vb_stats *s)
+{
+	__u64 *fc;
+
+	if (!t->pn)
+		return;
+	fc = flow_cnt(s, &t->pkey);
+	PEND_ADD(VB_FC_BATCHES);
+	PEND_ADD(VB_FC_BATCH_PKTS);
+	PEND_ADD(VB_FC_BATCH_BYTES);
+	PEND_ADD(VB_FC_CTRL_WINDOWS);
+	PEND_ADD(VB_FC_WINDOW_NS);
+	PEND_ADD(VB_FC_TIMED);
+	PEND_ADD(VB_FC_DR_INSIDE);
+	PEND_ADD(VB_FC_DR_LAT_NS);
+	PEND_ADD(VB_FC_DR_LAT_N);
+	if (t->pend[VB_FC_BATCH_MAX] > fc[VB_FC_BATCH_MAX])
+		fc[VB_FC_BATCH_MAX] = t->pend[VB_FC_BATCH_MAX];
+	t->pend[VB_FC_BATCH_MAX] = 0;
+	t->pn = 0;
+}
+
+/*
+ * This CPU's worker slot if the current task holds it (or, with create,
+ * takes it: the windows it holds go to the flow map first, an open
+ * window counts stale).
+ */
+static __always_inline struct vb_task *worker_state(bool create)
+{
+	__u64 cur = bpf_get_current_task();
+	struct vb_wslot *w;
+	struct vb_stats *s;
+	__u32 zero = 0;
+
+	w = bpf_map_lookup_elem(&wslots, &zero);
+	if (!w)
+		return NULL;
+	if (w->owner == cur)
+		return &w->t;
+	if (!create)
+		return NULL;
+	s = cpu_stats();
+	if (s) {
+		pend_flush(&w->t, s);
+		if (w->t.open)
+			s->cnt[VB_C_STALE]++;
+	}
+	__builtin_memset(&w->t, 0, sizeof(w->t));
+	w->owner = cur;
+	return &w->t;
+}
+
+static __always_inline bool same_flow(const struct vb_flow_key *a,
+				      const struct vb_flow_key *b)
+{
+	return a->src_cid == b->src_cid && a->src_port == b->src_port &&
+	       a->dst_cid == b->dst_cid && a->dst_port == b->dst_port;
 }
 
 /*
@@ -365,6 +427,7 @@ static __always_inline int on_recv_pkt(__u32 src_cid, __u32 src_port,
 	bool rw = op == VIRTIO_VSOCK_OP_RW_NR;
 	struct vb_stats *s;
 	struct vb_task *t;
+	__u64 now;
 
 	if (!enabled)
 		return 0;
@@ -399,7 +462,8 @@ static __always_inline int on_recv_pkt(__u32 src_cid, __u32 src_port,
 	if (t->open)
 		s->cnt[VB_C_STALE]++;
 	t->open = 1;
-	t->first_ts = bpf_ktime_get_ns();
+	t->timed = !(t->seq++ & time_mask);
+	t->first_ts = t->timed ? bpf_ktime_get_ns() : 0;
 	t->flow.src_cid = src_cid;
 	t->flow.src_port = src_port;
 	t->flow.dst_cid = dst_cid;
@@ -410,9 +474,15 @@ static __always_inline int on_recv_pkt(__u32 src_cid, __u32 src_port,
 	t->dr = 0;
 	if (cr_ts && cr_src == ((__u64)src_cid << 32 | src_port) &&
 	    cr_dst == ((__u64)dst_cid << 32 | dst_port)) {
-		/* the sender a window starved sent again */
-		if (t->first_ts > cr_ts)
-			s->cnt[VB_C_CREDIT_WAIT_NS] += t->first_ts - cr_ts;
+		/*
+		 * The sender a window starved sent again.  Only timed
+		 * windows look for stalls: each wait found stands for
+		 * time_mask + 1 windows' worth.
+		 */
+		now = t->first_ts ?: bpf_ktime_get_ns();
+		if (now > cr_ts)
+			s->cnt[VB_C_CREDIT_WAIT_NS] +=
+				(now - cr_ts) * (time_mask + 1);
 		cr_ts = 0;
 	}
 	return 0;
@@ -449,7 +519,7 @@ static __always_inline int on_data_ready(struct sock *sk)
 	if (!t || !t->open)
 		return 0;
 	t->dr++;
-	if (t->dr > 1)
+	if (t->dr > 1 || !t->timed)
 		return 0;
 	s = cpu_stats();
 	if (!s)
@@ -484,20 +554,31 @@ static __always_inline int on_recv_pkt_exit(void)
 	s = cpu_stats();
 	if (!s)
 		return 0;
-	d = bpf_ktime_get_ns() - t->first_ts;
 	t->open = 0;
-	fc = flow_cnt(s, &t->flow);
+	/* the window's counters wait in the slot (pend_flush) */
+	if (t->pn >= VB_PEND_MAX ||
+	    (t->pn && !same_flow(&t->pkey, &t->flow)))
+		pend_flush(t, s);
+	t->pkey = t->flow;
+	t->pn++;
+	fc = t->pend;
 	if (t->rw_pkts) {
 		count_batch(s, fc, t->pkts, t->bytes);
-		fc[VB_FC_WINDOW_NS] += d;
-		hist_add(s, VB_H_WINDOW_NS, d);
+		if (t->timed) {
+			d = bpf_ktime_get_ns() - t->first_ts;
+			fc[VB_FC_WINDOW_NS] += d;
+			fc[VB_FC_TIMED]++;
+			hist_add(s, VB_H_WINDOW_NS, d);
+		}
 	} else {
 		fc[VB_FC_CTRL_WINDOWS]++;
 	}
 	if (t->dr) {
 		fc[VB_FC_DR_INSIDE] += t->dr;
-		fc[VB_FC_DR_LAT_NS] += t->dr_lat;
-		fc[VB_FC_DR_LAT_N]++;
+		if (t->timed) {
+			fc[VB_FC_DR_LAT_NS] += t->dr_lat;
+			fc[VB_FC_DR_LAT_N]++;
+		}
 	}
 	return 0;
 }
@@ -550,11 +631,14 @@ static __always_inline int on_rx_batch(const void *skaddr,
 	if (!t || !t->open)
 		return 0;
 	t->open = 0;
+	if (!t->timed)
+		return 0;
 	now = bpf_ktime_get_ns();
 	d = now - t->first_ts;
 	if (skaddr)
 		rxq_sample(s, t, (struct sock *)skaddr, now);
 	fc[VB_FC_WINDOW_NS] += d;
+	fc[VB_FC_TIMED]++;
 	hist_add(s, VB_H_WINDOW_NS, d);
 	if (dr) {
 		/* the readable callback follows the unlock right after */
@@ -616,7 +700,10 @@ static __always_inline int worker_exit(void)
 		return 0;
 	t->in_worker = 0;
 	s = cpu_stats();
-	if (!enabled || !s)
+	if (!s)
+		return 0;
+	pend_flush(t, s);
+	if (!enabled)
 		return 0;
 	if (t->open) {
 		s->cnt[VB_C_STALE]++;
@@ -678,11 +765,11 @@ static __always_inline bool in_worker(void)
 
 static __always_inline int on_user_wait_begin(void)
 {
-	struct vb_task *t;
+	struct vb_reader *t;
 
 	if (in_worker())
 		return 0;
-	t = task_state(true);
+	t = reader_state(true);
 	if (!t)
 		return 0;
 	t->wait_ts = bpf_ktime_get_ns();
@@ -701,10 +788,10 @@ int BPF_PROG(user_wait_begin, struct sock *sk)
 static __always_inline int on_user_wait_end(void)
 {
 	struct vb_stats *s;
-	struct vb_task *t;
+	struct vb_reader *t;
 	__u64 d;
 
-	t = task_state(false);
+	t = reader_state(false);
 	if (!t || !t->wait_ts)
 		return 0;
 	d = bpf_ktime_get_ns() - t->wait_ts;
@@ -933,13 +1020,17 @@ static __always_inline int rb_exit(struct virtio_vsock_rx_batch *b)
 	fc = flow_cnt(s, &t->rb_flow);
 	count_batch(s, fc, n, nb);
 	if (t->open) {
-		d = bpf_ktime_get_ns() - t->first_ts;
-		fc[VB_FC_WINDOW_NS] += d;
-		hist_add(s, VB_H_WINDOW_NS, d);
-		if (t->dr) {
+		if (t->dr)
 			fc[VB_FC_DR_INSIDE] += t->dr;
-			fc[VB_FC_DR_LAT_NS] += t->dr_lat;
-			fc[VB_FC_DR_LAT_N]++;
+		if (t->timed) {
+			d = bpf_ktime_get_ns() - t->first_ts;
+			fc[VB_FC_WINDOW_NS] += d;
+			fc[VB_FC_TIMED]++;
+			hist_add(s, VB_H_WINDOW_NS, d);
+			if (t->dr) {
+				fc[VB_FC_DR_LAT_NS] += t->dr_lat;
+				fc[VB_FC_DR_LAT_N]++;
+			}
 		}
 		t->open = 0;
 	}

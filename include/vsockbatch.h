@@ -62,7 +62,8 @@ struct vb_lhist {
 	X(BATCH_BYTES,	"batch_bytes",	SUM, "bytes inside those windows")	\
 	X(BATCH_MAX,	"batch_max",	MAX, "most packets in one window")	\
 	X(CTRL_WINDOWS,	"ctrl_windows",	SUM, "windows with control packets only (full mode)") \
-	X(WINDOW_NS,	"window_ns",	SUM, "first packet event -> window end, summed (full mode)") \
+	X(WINDOW_NS,	"window_ns",	SUM, "first packet event -> window end, summed over the timed windows (full mode)") \
+	X(TIMED,	"timed_windows", SUM, "windows whose times were taken: 1 in --sample (full mode)") \
 	X(DR_INSIDE,	"dr_inside",	SUM, "data-ready decisions under the lock (full mode)") \
 	X(DR_AFTER,	"dr_after",	SUM, "data-ready calls deferred past the unlock") \
 	X(DR_LAT_NS,	"dr_lat_ns",	SUM, "first enqueue -> data-ready, summed (full mode)") \

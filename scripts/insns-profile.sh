@@ -3,7 +3,7 @@
 # per kernel function, from the vb-insns plugin's block profile.
 #
 #   scripts/insns-profile.sh [-c VCPU] [-n TOP] [-m SYSTEM_MAP] [-l FUNCTION]
-#                            XFER RUN_DIR... [-- RUN_DIR...]
+#                            [-x XFER_B] XFER RUN_DIR... [-- RUN_DIR...]
 #
 # RUN_DIR: an icount run made with a profile (scripts/experiment.sh
 # --profile, or guest-run.sh -C icount with VB_INSNS_PROFILE=1): its
@@ -26,6 +26,9 @@
 # as "(other)" and the window's kernel total.  Every run's functions sum
 # exactly to its window's kernel instructions in insns.tsv, or the run is
 # refused (exit 1): the profile and the counts come from one counter.
+# -x XFER_B: group B's transfer is XFER_B (default XFER), so two
+# transfers of the same runs compare, e.g. untraced and traced in one boot
+# (scripts/tracer-profile.sh).
 # -l FUNCTION: inside one function instead, per translation block (by its
 # start address): executions per write, the same means and difference,
 # and the block's source lines (addr2line on the vmlinux beside System.map;
@@ -40,13 +43,14 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 me=${0##*/}
 usage() {
-	echo "usage: $me [-c VCPU] [-n TOP] [-m SYSTEM_MAP] [-l FUNCTION] XFER RUN_DIR... [-- RUN_DIR...]" >&2
+	echo "usage: $me [-c VCPU] [-n TOP] [-m SYSTEM_MAP] [-l FUNCTION] [-x XFER_B] XFER RUN_DIR... [-- RUN_DIR...]" >&2
 	exit 2
 }
 die() { echo "$me: $1" >&2; exit "${2:-2}"; }
-VCPU=all TOP=25 MAP= FUNC=
-while getopts c:n:m:l:h o; do
+VCPU=all TOP=25 MAP= FUNC= XFER_B=
+while getopts c:n:m:l:x:h o; do
 	case $o in
+	x) XFER_B=$OPTARG ;;
 	l) FUNC=$OPTARG ;;
 	c) VCPU=$OPTARG ;;
 	n) TOP=$OPTARG ;;
@@ -61,6 +65,8 @@ shift
 [[ "$VCPU" =~ ^(all|[0-9]+)$ ]] || die "-c needs a vCPU number or 'all', not '$VCPU'"
 [[ "$TOP" =~ ^[1-9][0-9]*$ ]] || die "-n needs a positive number, not '$TOP'"
 [[ "$XFER" =~ ^[a-z]+\.[0-9]+$ ]] || die "'$XFER' is not a transfer name (fixed.64, match.4096, ...)"
+[ -n "$XFER_B" ] || XFER_B=$XFER
+[[ "$XFER_B" =~ ^[a-z]+\.[0-9]+$ ]] || die "-x: '$XFER_B' is not a transfer name (fixed.64, match.4096, ...)"
 [ -z "$MAP" ] || [ -f "$MAP" ] || die "$MAP: no such file"
 [[ -z "$FUNC" || "$FUNC" =~ ^[A-Za-z0-9_.]+( \[[A-Za-z0-9_]+\])?$ ]] ||
 	die "-l needs a function name as this script prints it, not '$FUNC'"
@@ -171,10 +177,12 @@ profile_of() {
 		}'
 }
 
-# group GROUP_LETTER RUN_DIR...: "G function mean" rows
+# group GROUP_LETTER RUN_DIR...: "G function mean" rows (group B's
+# transfer: XFER_B)
 group() {
-	local g=$1 d t
+	local g=$1 d t XFER=$XFER
 	shift
+	[ "$g" = A ] || XFER=$XFER_B
 	t=$(mktemp) || exit 1
 	for d in "$@"; do
 		(profile_of "$d") >>"$t" || { rc=$?; rm -f "$t"; return $rc; }
@@ -191,7 +199,7 @@ if [ -n "$FUNC" ] && [[ "$FUNC" != *\[* ]] && command -v addr2line >/dev/null; t
 	vml=$(dirname "$(map_of "${A[0]}")")/vmlinux
 	[ -f "$vml" ] || vml=
 fi
-awk -F'\t' -v two=$((${#B[@]} > 0)) -v top="$TOP" -v x="$XFER" -v c="$VCPU" \
+awk -F'\t' -v two=$((${#B[@]} > 0)) -v top="$TOP" -v x="$XFER$([ "$XFER_B" = "$XFER" ] || echo " (A) vs $XFER_B (B)")" -v c="$VCPU" \
 	-v na=${#A[@]} -v nb=${#B[@]} -v L="$FUNC" -v vml="$vml" '
 	# src ADDR: "file:line < inlined into file:line ...", paths from the
 	# kernel tree down

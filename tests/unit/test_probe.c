@@ -135,6 +135,7 @@ static void test_baseline_kernel(void **state)
 	struct vb_probe p;
 	struct kbtf k;
 	char err[256], *path;
+	int i;
 
 	(void)state;
 	base_kernel(&k);
@@ -142,12 +143,13 @@ static void test_baseline_kernel(void **state)
 	assert_int_equal(vb_probe_kernel(&p, path, err, sizeof(err)), 0);
 	assert_int_equal(p.mode, VB_MODE_BASELINE);
 	assert_non_null(strstr(p.detected_by, "no virtio_transport_rx_batch_*"));
-	/* no rx_batch event: light is refused, AUTO is full */
+	/* no rx_batch event: AUTO is full; light is the recv_pkt event only */
 	assert_false(p.light_ok);
 	assert_int_equal(p.trace, VB_TRACE_FULL);
-	assert_int_equal(vb_probe_choose(&p, VB_TRACE_LIGHT, err, sizeof(err)),
-			 -ENOENT);
-	assert_non_null(strstr(err, "light mode needs the series' vsock:virtio_transport_rx_batch"));
+	assert_int_equal(vb_probe_choose(&p, VB_TRACE_LIGHT, err, sizeof(err)), 0);
+	assert_int_equal(p.trace, VB_TRACE_LIGHT);
+	for (i = 0; i < VB_HOOK_NR; i++)
+		assert_int_equal(p.use[i], i == VB_HOOK_RECV_PKT_BTF);
 	assert_int_equal(vb_probe_choose(&p, VB_TRACE_AUTO, err, sizeof(err)), 0);
 	assert_int_equal(p.trace, VB_TRACE_FULL);
 	assert_true(p.use[VB_HOOK_LOOPBACK_WORK]);
@@ -185,6 +187,10 @@ static void test_batched_by_function_and_tracepoint(void **state)
 	/* batching without the rx_batch event (p1-3): full, runs invisible */
 	assert_false(p.light_ok);
 	assert_int_equal(p.trace, VB_TRACE_FULL_NORUNS);
+	/* light would hide the runs and count each packet as a lookup */
+	assert_int_equal(vb_probe_choose(&p, VB_TRACE_LIGHT, err, sizeof(err)),
+			 -ENOENT);
+	assert_non_null(strstr(err, "light mode on a kernel that batches needs the series' vsock:virtio_transport_rx_batch"));
 	unlink(path);
 	free(path);
 

@@ -48,6 +48,7 @@ static inline void fixture_results(struct vb_results *r, bool batched,
 	t->cnt[VB_C_BATCH_BYTES] = 64000;
 	t->cnt[VB_C_BATCH_MAX] = batched ? 4 : 1;
 	t->cnt[VB_C_WINDOW_NS] = batches * (batched ? 3000 : 1500);
+	t->cnt[VB_C_TIMED] = batches;	/* --sample 1: every window timed */
 	t->cnt[VB_C_DR_INSIDE] = batched ? 0 : 1000;
 	t->cnt[VB_C_DR_AFTER] = batched ? 250 : 0;
 	t->cnt[VB_C_DR_LAT_NS] = batches * (batched ? 800 : 600);

@@ -545,9 +545,16 @@ int vb_probe_choose(struct vb_probe *p, enum vb_trace_mode want,
 			      p->why[VB_HOOK_RECV_PKT_TP]);
 	if (want == VB_TRACE_AUTO)
 		want = p->light_ok ? VB_TRACE_LIGHT : VB_TRACE_FULL;
-	if (want == VB_TRACE_LIGHT && !p->light_ok)
+	/*
+	 * Light without the series' rx_batch event, on a kernel that does
+	 * not batch (stock kernels): the recv_pkt tracepoint alone, packets
+	 * and bytes by kind; every packet is its own lookup and lock there.
+	 * A kernel that batches without the event would hide its runs.
+	 */
+	if (want == VB_TRACE_LIGHT && !p->light_ok &&
+	    p->mode != VB_MODE_BASELINE)
 		return refuse(errbuf, errlen,
-			      "light mode needs the series' vsock:virtio_transport_rx_batch tracepoint, which this kernel lacks (%s): use full mode",
+			      "light mode on a kernel that batches needs the series' vsock:virtio_transport_rx_batch tracepoint, which this kernel lacks (%s): use full mode",
 			      p->why[VB_HOOK_RX_BATCH_TP]);
 	if (want == VB_TRACE_FULL && !p->avail[VB_HOOK_RECV_PKT_EXIT] &&
 	    !p->light_ok)

@@ -103,6 +103,7 @@ void vb_results_init(struct vb_results *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->version = VB_RESULTS_VERSION;
+	r->self.sample = 1;
 	snprintf(r->tool, sizeof(r->tool), "vsockbatch");
 }
 
@@ -348,6 +349,7 @@ static json_t *results_json(const struct vb_results *r)
 	json_object_set_new(o, "recursion_misses",
 			    json_integer((json_int_t)r->self.recursion_misses));
 	json_object_set_new(o, "bpf_stats", json_boolean(r->self.bpf_stats));
+	json_object_set_new(o, "time_sample", json_integer(r->self.sample));
 	json_object_set_new(o, "run_ns", json_integer((json_int_t)r->self.run_ns));
 	json_object_set_new(o, "run_cnt", json_integer((json_int_t)r->self.run_cnt));
 	e = json_object();
@@ -573,10 +575,22 @@ static int load_counters(struct ld *ld, json_t *o, const char *where,
 	if (ld->v1)
 		return load_v1_counters(ld, o, where, a, n);
 	for (i = 0; i < n; i++) {
+		/*
+		 * Files from before --sample lack timed_windows: their
+		 * tracer timed every window.
+		 */
+		if (i == VB_C_TIMED &&
+		    !json_object_get(o, vb_counter_names[i])) {
+			a->cnt[i] = UINT64_MAX;
+			continue;
+		}
 		err = get_u64(ld, o, where, vb_counter_names[i], &a->cnt[i]);
 		if (err)
 			return err;
 	}
+	if (n > VB_C_TIMED && a->cnt[VB_C_TIMED] == UINT64_MAX)
+		a->cnt[VB_C_TIMED] = a->cnt[VB_C_WINDOW_NS] ?
+				     a->cnt[VB_C_BATCHES] : 0;
 	return 0;
 }
 
@@ -812,6 +826,15 @@ static int load_root(struct ld *ld, json_t *root, struct vb_results *r)
 	    (err = get(ld, o, "tracer.", "bpf_stats", JSON_TRUE, &v)))
 		return err;
 	r->self.bpf_stats = json_is_true(v);
+	/* optional: files from before --sample timed every window */
+	r->self.sample = 1;
+	v = json_object_get(o, "time_sample");
+	if (v && (!json_is_integer(v) || json_integer_value(v) < 1 ||
+		  json_integer_value(v) > VB_SAMPLE_MAX))
+		return fail(ld, -EINVAL, "\"tracer.time_sample\" is not 1..%d",
+			    VB_SAMPLE_MAX);
+	if (v)
+		r->self.sample = (uint32_t)json_integer_value(v);
 	if ((err = get_u64(ld, o, "tracer.", "run_ns", &r->self.run_ns)) ||
 	    (err = get_u64(ld, o, "tracer.", "run_cnt", &r->self.run_cnt)) ||
 	    (err = get(ld, o, "tracer.", "overhead", JSON_OBJECT, &c)) ||
@@ -947,7 +970,8 @@ void vb_metrics_compute(const struct vb_agg *a, const struct vb_cost *cost,
 	/* 0 with batches: a version-1 file, which has no exact lengths */
 	m->batch_max = c[VB_C_BATCHES] && c[VB_C_BATCH_MAX]
 		       ? (double)c[VB_C_BATCH_MAX] : NAN;
-	m->window_mean_ns = full ? ratio(c[VB_C_WINDOW_NS], c[VB_C_BATCHES])
+	/* the sum covers the timed windows only (--sample) */
+	m->window_mean_ns = full ? ratio(c[VB_C_WINDOW_NS], c[VB_C_TIMED])
 				 : NAN;
 	m->kb_hold_mean_ns = c[VB_C_KB_HOLD_NS]
 		? ratio(c[VB_C_KB_HOLD_NS], c[VB_C_BATCHES]) : NAN;

@@ -123,12 +123,21 @@ struct vb_overhead {
 	char source[96];	/* results set */
 };
 
+/*
+ * Full mode times 1 window in `sample` (a power of two): clock reads,
+ * time histograms and the RX queue sample cost per timed window only,
+ * counts stay exact.  record/export/top --sample; 1 times every window.
+ */
+#define VB_SAMPLE_DEFAULT	8
+#define VB_SAMPLE_MAX		1024
+
 /* The tracer's own cost and health. */
 struct vb_self {
 	uint64_t recursion_misses;	/* program runs the kernel skipped */
 	bool bpf_stats;			/* run_ns/run_cnt valid */
 	uint64_t run_ns;		/* time inside the BPF programs */
 	uint64_t run_cnt;		/* program runs */
+	uint32_t sample;		/* full mode: 1 window in this many timed */
 	struct vb_overhead overhead;
 };
 

@@ -103,6 +103,9 @@ static int load_and_attach(struct vb_tracer *t, bool strict, char *errbuf,
 		return err;
 	}
 	t->skel->rodata->full_mode = t->probe.trace != VB_TRACE_LIGHT;
+	if (!t->sample)
+		t->sample = VB_SAMPLE_DEFAULT;
+	t->skel->rodata->time_mask = t->sample - 1;
 	/* every program off, then the chosen ones of each hook in use on */
 	bpf_object__for_each_program(prog, t->skel->obj)
 		bpf_program__set_autoload(prog, false);
@@ -240,9 +243,11 @@ int vb_tracer_start(struct vb_tracer *t, enum vb_trace_mode mode,
 		    char *errbuf, size_t errlen)
 {
 	uint64_t t0 = mono_now_ns();
+	uint32_t sample = t->sample;	/* the caller's, kept */
 	int err;
 
 	memset(t, 0, sizeof(*t));
+	t->sample = sample;
 	t->cancel = cancel;
 	err = start(t, mode, progress, errbuf, errlen);
 	if (!err && cancelled(t, errbuf, errlen))
@@ -306,6 +311,20 @@ int vb_tracer_self(struct vb_tracer *t, bool stats, struct vb_self *out)
 	return 0;
 }
 
+int vb_sample_parse(const char *s, uint32_t *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || *s == '-' || !v ||
+	    v > VB_SAMPLE_MAX || (v & (v - 1)))
+		return -EINVAL;
+	*out = (uint32_t)v;
+	return 0;
+}
+
 int vb_tracer_describe(const struct vb_tracer *t, struct vb_results *r)
 {
 	int i, err;
@@ -314,6 +333,8 @@ int vb_tracer_describe(const struct vb_tracer *t, struct vb_results *r)
 		 t->probe.release);
 	r->mode = t->probe.mode;
 	r->trace = t->probe.trace;
+	r->self.sample = t->probe.trace == VB_TRACE_LIGHT ? 1 :
+			 t->sample ? t->sample : VB_SAMPLE_DEFAULT;
 	snprintf(r->detected_by, sizeof(r->detected_by), "%s",
 		 t->probe.detected_by);
 	for (i = 0; i < VB_HOOK_NR; i++) {

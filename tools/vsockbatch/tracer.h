@@ -27,7 +27,12 @@ struct vb_tracer {
 	/* set by the caller's signal handler: stop attaching */
 	const volatile sig_atomic_t *cancel;
 	uint64_t attach_ns;	/* probe to last attach, CLOCK_MONOTONIC */
+	/* full mode: 1 window in this many timed (0: VB_SAMPLE_DEFAULT) */
+	uint32_t sample;
 };
+
+/* "N" for --sample: a power of two in 1..VB_SAMPLE_MAX, else -EINVAL. */
+int vb_sample_parse(const char *s, uint32_t *out);
 
 /* libbpf messages: warnings only with verbose. */
 void vb_libbpf_verbose(bool verbose);
