@@ -240,16 +240,22 @@ static __always_inline void lhist_add(struct vb_stats *s, int h, __u64 v)
  * The flow's per-CPU counters; for a flow the map has no room for, the
  * "other flows" counters of this CPU's stats slot, so totals stay exact.
  */
+/*
+ * A new flow's initial value: a global (.bss), not a stack copy, which
+ * clang zeroes on every call, found or not (21 stores).
+ */
+static struct vb_flow_stats flow_zero;
+
 static __always_inline __u64 *flow_cnt(struct vb_stats *s,
 				       struct vb_flow_key *key)
 {
-	struct vb_flow_stats zero = {}, *fs;
+	struct vb_flow_stats *fs;
 	long err;
 
 	fs = bpf_map_lookup_elem(&flows, key);
 	if (fs)
 		return fs->cnt;
-	err = bpf_map_update_elem(&flows, key, &zero, BPF_NOEXIST);
+	err = bpf_map_update_elem(&flows, key, &flow_zero, BPF_NOEXIST);
 	if (!err || err == -17 /* EEXIST: another CPU inserted it */) {
 		fs = bpf_map_lookup_elem(&flows, key);
 		if (fs)
@@ -420,29 +426,38 @@ static __always_inline void rxq_sample(struct vb_stats *s, struct vb_task *t,
 
 /* ---- packets ------------------------------------------------------- */
 
-static __always_inline int on_recv_pkt(__u32 src_cid, __u32 src_port,
-				       __u32 dst_cid, __u32 dst_port,
-				       __u32 len, __u32 op)
+/*
+ * Every packet: its counts.  Only len and op are read first, so that the
+ * light level (stock kernels: this event alone) loads nothing else.
+ */
+static __always_inline struct vb_stats *count_pkt(__u32 len, __u32 op)
 {
-	bool rw = op == VIRTIO_VSOCK_OP_RW_NR;
 	struct vb_stats *s;
-	struct vb_task *t;
-	__u64 now;
 
 	if (!enabled)
-		return 0;
+		return NULL;
 	s = cpu_stats();
 	if (!s)
-		return 0;
+		return NULL;
 	s->cnt[VB_C_PKTS]++;
 	s->cnt[VB_C_BYTES] += len;
-	s->cnt[rw ? VB_C_RW_PKTS : VB_C_CTRL_PKTS]++;
+	s->cnt[op == VIRTIO_VSOCK_OP_RW_NR ? VB_C_RW_PKTS : VB_C_CTRL_PKTS]++;
 	if (op == VIRTIO_VSOCK_OP_CREDIT_UPDATE_NR)
 		s->cnt[VB_C_CREDIT_RX]++;
 	else if (op == VIRTIO_VSOCK_OP_RST_NR)
 		s->cnt[VB_C_RST_RX]++;
-	if (!full_mode)
-		return 0;
+	return s;
+}
+
+/* Full mode: the packet opens a window or joins the open run. */
+static __always_inline int on_recv_pkt(struct vb_stats *s,
+				       __u32 src_cid, __u32 src_port,
+				       __u32 dst_cid, __u32 dst_port,
+				       __u32 len, __u32 op)
+{
+	bool rw = op == VIRTIO_VSOCK_OP_RW_NR;
+	struct vb_task *t;
+	__u64 now;
 
 	t = worker_state(true);
 	if (!t)
@@ -488,20 +503,35 @@ static __always_inline int on_recv_pkt(__u32 src_cid, __u32 src_port,
 	return 0;
 }
 
-/* Preferred: BTF-typed raw tracepoint, no trace buffer formatting. */
+/*
+ * Preferred: BTF-typed raw tracepoint, no trace buffer formatting.  The
+ * arguments (src_cid, src_port, dst_cid, dst_port, len, type, op) are
+ * read from ctx where they are needed, not all at entry as BPF_PROG
+ * would: light mode reads two of them.
+ */
 SEC("tp_btf/virtio_transport_recv_pkt")
-int BPF_PROG(recv_pkt_btf, __u32 src_cid, __u32 src_port, __u32 dst_cid,
-	     __u32 dst_port, __u32 len, __u16 type, __u16 op)
+int recv_pkt_btf(__u64 *ctx)
 {
-	return on_recv_pkt(src_cid, src_port, dst_cid, dst_port, len, op);
+	__u32 len = (__u32)ctx[4], op = (__u16)ctx[6];
+	struct vb_stats *s = count_pkt(len, op);
+
+	if (!s || !full_mode)
+		return 0;
+	return on_recv_pkt(s, (__u32)ctx[0], (__u32)ctx[1], (__u32)ctx[2],
+			   (__u32)ctx[3], len, op);
 }
 
 /* Fallback: classic tracepoint (tracefs), record fields via CO-RE. */
 SEC("tracepoint/vsock/virtio_transport_recv_pkt")
 int recv_pkt_tp(struct trace_event_raw_virtio_transport_recv_pkt *ctx)
 {
-	return on_recv_pkt(ctx->src_cid, ctx->src_port, ctx->dst_cid,
-			   ctx->dst_port, ctx->len, ctx->op);
+	__u32 len = ctx->len, op = ctx->op;
+	struct vb_stats *s = count_pkt(len, op);
+
+	if (!s || !full_mode)
+		return 0;
+	return on_recv_pkt(s, ctx->src_cid, ctx->src_port, ctx->dst_cid,
+			   ctx->dst_port, len, op);
 }
 
 /* ---- baseline windows (full mode) ---------------------------------- */
@@ -617,6 +647,12 @@ static __always_inline int on_rx_batch(const void *skaddr,
 	s = cpu_stats();
 	if (!s)
 		return 0;
+	if (!full_mode) {
+		/* light: no recv_pkt program; the run's data packets */
+		s->cnt[VB_C_PKTS] += pkts;
+		s->cnt[VB_C_BYTES] += bytes;
+		s->cnt[VB_C_RW_PKTS] += pkts;
+	}
 	fc = flow_cnt(s, &key);
 	count_batch(s, fc, pkts, bytes);
 	fc[VB_FC_KB_HOLD_NS] += hold;

@@ -1,20 +1,23 @@
 #!/bin/bash
-# tracer-cost.sh [--boots N] [--kernels LIST] [--out DIR]
+# tracer-cost.sh [--boots N] [--rounds R] [--mib M] [--kernels LIST] [--out DIR]
 #
 # The tracer's cost per level, n boots per kernel, with 95 % CIs: the
 # overhead set the README's table and the tool's overhead_table.h come
 # from.  Per boot (tests/guest/tracer-profile.sh, QEMU -icount + the
-# vb-insns plugin with its block profile) one 64 B loopback transfer
-# (16384 packets) untraced and one under `vsockbatch record` per level,
-# in an order that rotates by one every boot.  Two figures per level:
+# vb-insns plugin with its block profile) R rounds (default 3) of one
+# 64 B loopback transfer of M MiB (default 4: 65536 packets) untraced and
+# one under `vsockbatch record` per level, in an order that rotates by
+# one every round and every boot.  Two figures per level:
 #
-#   whole   guest instructions of the traced transfer / the same boot's
-#           untraced one - 1 (all vCPUs, user and kernel): what tracing
+#   whole   guest instructions of the traced transfer / the same round's
+#           untraced one - 1 (all vCPUs, user and kernel), the mean over
+#           the boot's rounds: what tracing
 #           did to the transfer, including how it changed the transfer's
 #           course (at 64 B the RX worker then meets longer queues and
 #           the scheduler runs less: this figure understates the work).
 #   direct  the instructions the tracer itself executed, per packet, /
-#           the untraced transfer's instructions per packet: every
+#           the untraced transfer's instructions per packet (round a's
+#           block profile: these counts repeat to < 1 %): every
 #           function the profile puts in the BPF region ("[bpf]":
 #           programs and trampolines, named from the guest's kallsyms
 #           while attached) plus every kernel function the untraced
@@ -24,22 +27,24 @@
 #           transfers run (the call site in the hooked function, say) is
 #           not in it, so it is a floor of the tracer's own work.
 #
-# Levels per kernel: lab baseline (6.12, no series) and Debian's stock
-# kernels: light (recv_pkt tracepoint only), full (default --sample 8),
-# fullevery (full --sample 1); lab patched: light (tracepoints), full,
-# fullevery.  Exclusion rule, fixed before the runs and written to the
+# Levels per kernel: light (stock kernels: the recv_pkt tracepoint;
+# kernels with the series: its rx_batch tracepoint, once per run), full
+# (--sample 8, the default), fullevery (full --sample 1: every window
+# timed); on the lab's 6.12 kernels also fullkp (full through the kprobe
+# fallback).  Exclusion rule, fixed before the runs and written to the
 # manifest: a boot whose guest script failed, or a step without its
 # marks, is dropped whole; nothing else is.
 #
 # Output (default results/<UTC date>-tracer-cost/): per kernel and boot
-# the run (raw.tar.xz at the end); steps.tsv (one row per boot and
-# level), cost.tsv (per kernel and level: n, mean and 95 % CI of both
+# the run (packed into raw.tar.xz at the end); steps.tsv (one row per
+# boot, round and level; direct in round a's rows), cost.tsv (per kernel and level: n, mean and 95 % CI of both
 # figures, direct instructions per packet), direct-functions.tsv (the
 # functions in `direct`, mean per packet), table.md, manifest.json.
 # --table FILE: also write the tool's overhead table (default: no).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
-BOOTS=5 OUT= KERNELS="baseline patched debian-6.12" TABLE=
+BOOTS=5 ROUNDS=3 MIB=4 OUT= TABLE=
+KERNELS="baseline patched baseline-7.2 patched-7.2 debian-6.1 debian-6.12"
 bad() {
 	echo "${0##*/}: $*" >&2
 	exit 2
@@ -47,6 +52,8 @@ bad() {
 while [ $# -gt 0 ]; do
 	case $1 in
 	--boots) BOOTS=${2-}; shift ;;
+	--rounds) ROUNDS=${2-}; shift ;;
+	--mib) MIB=${2-}; shift ;;
 	--kernels) KERNELS=${2-}; shift ;;
 	--out) OUT=${2-}; shift ;;
 	--table) TABLE=${2-}; shift ;;
@@ -55,6 +62,9 @@ while [ $# -gt 0 ]; do
 	shift
 done
 [[ "$BOOTS" =~ ^[1-9][0-9]*$ ]] && [ "$BOOTS" -ge 2 ] || bad "--boots needs a number >= 2"
+[[ "$ROUNDS" =~ ^[1-9]$ ]] || bad "--rounds needs a number 1..9"
+[[ "$MIB" =~ ^[1-9][0-9]?$ ]] || bad "--mib needs a number 1..99"
+BYTES=$((MIB * 1048576)) PKTS=$((MIB * 16384))
 for k in $KERNELS; do
 	case $k in baseline | patched | baseline-7.2 | patched-7.2 | debian-6.1 | debian-6.12 | debian-7.2) ;;
 	*) bad "--kernels: unknown kernel '$k'" ;;
@@ -66,9 +76,11 @@ command -v jq >/dev/null || die "jq missing (make deps)"
 mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd) || exit 1
 make -C "$VB_ROOT" -j2 all >"$OUT/build.log" 2>&1 || die "build failed ($OUT/build.log)"
 
+# the lab's 6.12 kernels also measure the kprobe fallback (full mode,
+# VSOCKBATCH_FORCE_KPROBE=1: kernels that refuse fentry)
 levels_of() {
 	case $1 in
-	patched*) echo "light full fullevery" ;;
+	baseline | patched) echo "light full fullevery fullkp" ;;
 	*) echo "light full fullevery" ;;
 	esac
 }
@@ -91,8 +103,8 @@ run_kernel() {
 		n=${#all[@]}
 		for ((i = 0; i < n; i++)); do order+=("${all[$(((b - 1 + i) % n))]}"); done
 		kinds=$(IFS=,; echo "${order[*]}")
-		VB_INSNS_PROFILE=1 "$VB_ROOT/scripts/guest-run.sh" -K "$kd" -t 2400 -C icount \
-			-o "$OUT/$v/b$b" "$VB_ROOT/tests/guest/tracer-profile.sh" "$kinds" \
+		VB_INSNS_PROFILE=1 "$VB_ROOT/scripts/guest-run.sh" -K "$kd" -t 3000 -C icount \
+			-o "$OUT/$v/b$b" "$VB_ROOT/tests/guest/tracer-profile.sh" "$kinds" "$ROUNDS" "$BYTES" \
 			>/dev/null 2>"$OUT/$v/b$b.err" || echo "$v boot $b: guest failed" >>"$OUT/failed.txt"
 	done
 }
@@ -117,39 +129,53 @@ view() {
 	cp "$d/kallsyms-$k.txt" "$v/kallsyms-modules.txt"
 }
 
-printf 'kernel\tboot\tlevel\tpkts\tuntraced_insns\ttraced_insns\twhole_pct\tdirect_insns_per_pkt\tdirect_pct\n' >"$OUT/steps.tsv"
+printf 'kernel\tboot\tround\tlevel\tpkts\tuntraced_insns\ttraced_insns\twhole_pct\tdirect_insns_per_pkt\tdirect_pct\n' >"$OUT/steps.tsv"
 : >"$OUT/direct-rows.tsv"
+insns() { # insns RUN NAME: the transfer's guest instructions, all vCPUs
+	local a
+	a=$(awk -v x="$2.64" '$2 == x { print $1 }' "$1/marks.tsv")
+	[ -n "$a" ] || return 1
+	"$VB_ROOT/scripts/insns-delta.sh" "$1/insns.tsv" "$a" $((a + 1)) | jq -r .total
+}
+letters=abcdefghi
 for v in $KERNELS; do
 	kd=$(kdir_of "$v" 2>/dev/null)
 	for ((b = 1; b <= BOOTS; b++)); do
 		d=$OUT/$v/b$b
 		grep -q "^$v boot $b:" "$OUT/failed.txt" 2>/dev/null && continue
 		[ -f "$d/marks.tsv" ] || continue
-		ua=$(awk '$2 == "untraced.64" { print $1 }' "$d/marks.tsv")
-		[ -n "$ua" ] || continue
-		u=$("$VB_ROOT/scripts/insns-delta.sh" "$d/insns.tsv" "$ua" $((ua + 1)) | jq -r .total) || continue
-		view "$d" untraced
-		for lv in $(levels_of "$v"); do
-			a=$(awk -v x="$lv.64" '$2 == x { print $1 }' "$d/marks.tsv")
-			[ -n "$a" ] || continue
-			t=$("$VB_ROOT/scripts/insns-delta.sh" "$d/insns.tsv" "$a" $((a + 1)) | jq -r .total) || continue
-			view "$d" "$lv"
-			# every function, untraced (A) and traced (B), per packet
-			"$VB_ROOT/scripts/insns-profile.sh" -m "$kd/System.map" -n 100000 -x "$lv.64" \
-				untraced.64 "$d/view-untraced" -- "$d/view-$lv" >"$d/profile-$lv.txt" 2>"$d/profile-$lv.err" || continue
-			dir=$(awk -v k="$v" -v lv="$lv" -v rows="$OUT/direct-rows.tsv" '
-				/^#/ || /^function/ || /^\(other\)/ || /^\[total\]/ { next }
-				{ b = $(NF - 1); a = $(NF - 2); name = $0; sub(/ +[-0-9.]+ +[-0-9.]+ +[-+0-9.]+$/, "", name)
-				  if (name ~ /\[bpf\]$/ || (a < 0.01 && b > 0)) {
-					s += b
-					n = name; sub(/^bpf_prog_[0-9a-f]+_/, "bpf_prog_", n); sub(/^bpf_trampoline_[0-9]+/, "bpf_trampoline", n)
-					printf "%s\t%s\t%s\t%.4f\n", k, lv, n, b >> rows
-				  } }
-				END { printf "%.2f", s }' "$d/profile-$lv.txt")
-			awk -v k="$v" -v b="$b" -v lv="$lv" -v u="$u" -v t="$t" -v dir="$dir" 'BEGIN {
-				p = 16384; up = u / p
-				printf "%s\t%d\t%s\t%d\t%d\t%d\t%.3f\t%.1f\t%.3f\n", k, b, lv, p, u, t,
-					100 * (t / u - 1), dir, 100 * dir / up }' >>"$OUT/steps.tsv"
+		for ((r = 0; r < ROUNDS; r++)); do
+			l=${letters:r:1}
+			u=$(insns "$d" "untraced$l") || continue
+			for lv in $(levels_of "$v"); do
+				t=$(insns "$d" "$lv$l") || continue
+				dir=-1
+				if [ "$l" = a ]; then
+					view "$d" untraceda
+					view "$d" "${lv}a"
+					# every function, untraced (A) and traced (B), per packet
+					"$VB_ROOT/scripts/insns-profile.sh" -m "$kd/System.map" -n 100000 -x "${lv}a.64" \
+						untraceda.64 "$d/view-untraceda" -- "$d/view-${lv}a" \
+						>"$d/profile-$lv.txt" 2>"$d/profile-$lv.err" || continue
+					dir=$(awk -v k="$v" -v lv="$lv" -v rows="$OUT/direct-rows.tsv" '
+						/^#/ || /^function/ || /^\(other\)/ || /^\[total\]/ { next }
+						{ b = $(NF - 1); a = $(NF - 2); name = $0
+						  sub(/ +[-0-9.]+ +[-0-9.]+ +[-+0-9.]+$/, "", name)
+						  if (name ~ /\[bpf\]$/ || (a < 0.01 && b > 0)) {
+							s += b
+							n = name
+							sub(/^bpf_prog_[0-9a-f]+_/, "bpf_prog_", n)
+							sub(/^bpf_trampoline_[0-9]+/, "bpf_trampoline", n)
+							printf "%s\t%s\t%s\t%.4f\n", k, lv, n, b >> rows
+						  } }
+						END { printf "%.2f", s }' "$d/profile-$lv.txt")
+				fi
+				awk -v k="$v" -v b="$b" -v r="$l" -v lv="$lv" -v u="$u" -v t="$t" -v dir="$dir" -v p="$PKTS" 'BEGIN {
+					up = u / p
+					printf "%s\t%d\t%s\t%s\t%d\t%d\t%d\t%.3f\t%s\t%s\n", k, b, r, lv, p, u, t,
+						100 * (t / u - 1), dir < 0 ? "-" : sprintf("%.1f", dir),
+						dir < 0 ? "-" : sprintf("%.3f", 100 * dir / up) }' >>"$OUT/steps.tsv"
+			done
 		done
 	done
 done
@@ -159,20 +185,26 @@ ci='function tq(df) { # two-sided 95 % Student t quantile
 		split("12.706 4.303 3.182 2.776 2.571 2.447 2.365 2.306 2.262 2.228 2.201 2.179 2.160 2.145 2.131 2.120 2.110 2.101 2.093 2.086", T, " ")
 		return df <= 20 ? T[df] : 1.96 }'
 awk -F'\t' "$ci"'
-	NR > 1 { k = $1 SUBSEP $3; n[k]++; w[k, n[k]] = $7; d[k, n[k]] = $9; di[k, n[k]] = $8; up[k] += $5 / $4; seen[k] = 1 }
+	NR == 1 { next }
+	{ kb = $1 SUBSEP $4 SUBSEP $2; ws[kb] += $8; wn[kb]++; up[kb] += $6 / $5; seen[$1 SUBSEP $4] = 1
+	  if ($9 != "-") { dd[kb] = $10; di[kb] = $9 } }
 	END {
-		print "kernel\tlevel\tboots\tuntraced_insns_per_pkt\twhole_pct\twhole_lo\twhole_hi\tdirect_pct\tdirect_lo\tdirect_hi\tdirect_insns_per_pkt"
+		print "kernel\tlevel\tboots\tuntraced_insns_per_pkt\twhole_pct\twhole_lo\twhole_hi\tdirect_pct\tdirect_lo\tdirect_hi\tdirect_insns_per_pkt\trounds_per_boot"
 		for (k in seen) {
-			split(k, kl, SUBSEP); m = n[k]
-			sw = sd = sdi = 0
-			for (i = 1; i <= m; i++) { sw += w[k, i]; sd += d[k, i]; sdi += di[k, i] }
-			mw = sw / m; md = sd / m; mdi = sdi / m
+			split(k, kl, SUBSEP); m = 0; sw = sd = sdi = su = 0; nr = 0
+			for (kb in wn) {
+				split(kb, p, SUBSEP)
+				if (p[1] != kl[1] || p[2] != kl[2] || !(kb in dd)) continue
+				m++; w[m] = ws[kb] / wn[kb]; d[m] = dd[kb]; sw += w[m]; sd += d[m]; sdi += di[kb]; su += up[kb] / wn[kb]; nr += wn[kb]
+			}
+			if (!m) continue
+			mw = sw / m; md = sd / m
 			vw = vd = 0
-			for (i = 1; i <= m; i++) { vw += (w[k, i] - mw) ^ 2; vd += (d[k, i] - md) ^ 2 }
+			for (i = 1; i <= m; i++) { vw += (w[i] - mw) ^ 2; vd += (d[i] - md) ^ 2 }
 			hw = m > 1 ? tq(m - 1) * sqrt(vw / (m - 1) / m) : 0
 			hd = m > 1 ? tq(m - 1) * sqrt(vd / (m - 1) / m) : 0
-			printf "%s\t%s\t%d\t%.0f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.0f\n", kl[1], kl[2], m,
-				up[k] / m, mw, mw - hw, mw + hw, md, md - hd, md + hd, mdi
+			printf "%s\t%s\t%d\t%.0f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.0f\t%.1f\n", kl[1], kl[2], m,
+				su / m, mw, mw - hw, mw + hw, md, md - hd, md + hd, sdi / m, nr / m
 		}
 	}' "$OUT/steps.tsv" | (read -r h; echo "$h"; sort -t$'\t' -k1,1 -k2,2) >"$OUT/cost.tsv"
 
@@ -198,13 +230,15 @@ awk -F'\t' 'NR > 1 { printf "| %s | %s | %d | %.0f | %+.2f %% [%+.2f, %+.2f] | %
 jq -n --arg now "$(git -C "$VB_ROOT" rev-parse --short HEAD)$(git -C "$VB_ROOT" diff --quiet || echo +dirty)" \
 	--argjson boots "$BOOTS" --arg kernels "${kernels[*]}" \
 	--arg l0 "$load0" --arg l1 "$load1" --arg secs "$(($(date +%s) - t0))" \
-	--arg cmd "scripts/tracer-cost.sh --boots $BOOTS --kernels '$KERNELS'" \
+	--arg cmd "scripts/tracer-cost.sh --boots $BOOTS --rounds $ROUNDS --mib $MIB --kernels '$KERNELS'" \
+	--argjson rounds "$ROUNDS" --argjson bytes "$BYTES" \
 	--arg failed "$(cat "$OUT/failed.txt" 2>/dev/null)" \
-	'{what: "the tracer cost per level at 64 B: one 1 MiB loopback transfer (16384 packets, vb-sender vCPU 1 -> vb-recv vCPU 0) untraced and one per level under vsockbatch record, per boot, order rotating by one per boot",
+	'{what: "the tracer cost per level at 64 B: per boot, rounds of one loopback transfer (vb-sender vCPU 1 -> vb-recv vCPU 0, 64 B writes) untraced and one per level under vsockbatch record, order rotating by one per round and per boot",
+	  rounds_per_boot: $rounds, transfer_bytes: $bytes,
 	  clock: "icount (QEMU -icount shift=0,sleep=off + vb-insns plugin with block profile): instruction counts, not wall-clock; the tracer load/attach/drain is outside the marks",
 	  figures: {whole: "traced / untraced guest instructions of the transfer - 1 (all vCPUs, user and kernel)",
 	            direct: "instructions in [bpf] symbols plus kernel functions the same boot'"'"'s untraced transfer did not run (< 0.01 per packet), per packet, / untraced instructions per packet: a floor of the tracer'"'"'s own work"},
-	  ci: "95 %, Student t over boots (one traced and one untraced transfer per level per boot)",
+	  ci: "95 %, Student t over boots; a boot'"'"'s whole figure is the mean over its rounds, its direct figure round a'"'"'s",
 	  attach: "fentry/fexit and tp_btf (the default attach)",
 	  commit: $now, boots: $boots, kernels: $kernels,
 	  seconds: ($secs | tonumber), host_load_start: $l0, host_load_end: $l1, command: $cmd,

@@ -108,6 +108,8 @@ static void snap_setup(struct vb_prom_snap *s, enum vb_trace_mode trace,
 	/* the lab's kernels: the patched one has the event */
 	s->rx_batch_event = kernel == VB_MODE_BATCHED &&
 			    trace != VB_TRACE_FULL_NORUNS;
+	/* light with the rx_batch event has no per-packet event */
+	s->pkt_event = !(trace == VB_TRACE_LIGHT && s->rx_batch_event);
 	s->noverhead = vb_overhead_rows(trace, kernel, s->overhead,
 					VB_PROM_OVERHEAD_MAX);
 	s->ports_on = ports;

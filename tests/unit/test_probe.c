@@ -202,12 +202,11 @@ static void test_batched_by_function_and_tracepoint(void **state)
 	assert_int_equal(vb_probe_kernel(&p, path, err, sizeof(err)), 0);
 	assert_int_equal(p.mode, VB_MODE_BATCHED);
 	assert_non_null(strstr(p.detected_by, "tracepoint"));
-	/* AUTO = light: the two tracepoints (raw flavour), nothing else */
+	/* AUTO = light: the rx_batch event (raw flavour), once per run */
 	assert_true(p.light_ok);
 	assert_int_equal(p.trace, VB_TRACE_LIGHT);
 	for (i = 0; i < VB_HOOK_NR; i++)
-		assert_int_equal(p.use[i], i == VB_HOOK_RECV_PKT_BTF ||
-					   i == VB_HOOK_RX_BATCH_BTF);
+		assert_int_equal(p.use[i], i == VB_HOOK_RX_BATCH_BTF);
 	/* full: + the vsock function hooks */
 	assert_int_equal(vb_probe_choose(&p, VB_TRACE_FULL, err, sizeof(err)), 0);
 	/* full reads the run's socket: the classic event (tp_btf cannot) */

@@ -469,6 +469,8 @@ int cmd_export(int argc, char **argv)
 	x->work.trace = x->r.trace;
 	x->work.rx_batch_event = x->tracer.attached[VB_HOOK_RX_BATCH_BTF] ||
 				 x->tracer.attached[VB_HOOK_RX_BATCH_TP];
+	x->work.pkt_event = x->tracer.attached[VB_HOOK_RECV_PKT_BTF] ||
+			    x->tracer.attached[VB_HOOK_RECV_PKT_TP];
 	x->work.noverhead = vb_overhead_rows(x->r.trace, x->r.mode,
 					     x->work.overhead,
 					     VB_PROM_OVERHEAD_MAX);

@@ -30,6 +30,7 @@ enum need {
 	NEED_FULL,	/* the full-mode function hooks */
 	NEED_WINDOWS,	/* windows visible: not full mode without rx_batch */
 	NEED_RUNS,	/* the rx_batch event of the series attached */
+	NEED_PKTS,	/* the per-packet recv_pkt event attached */
 };
 
 struct counter_def {
@@ -42,10 +43,10 @@ struct counter_def {
 
 /* Per packet and per CPU event: label cpu. */
 static const struct counter_def cpu_counters[] = {
-	{ VB_C_PKTS, "packets", "Packets the vsock recv_pkt tracepoint saw.", 0, NEED_NONE },
+	{ VB_C_PKTS, "packets", "Packets the vsock recv_pkt tracepoint saw (light mode with the rx_batch event: the data packets of runs).", 0, NEED_NONE },
 	{ VB_C_BYTES, "payload_bytes", "Payload bytes of those packets.", 0, NEED_NONE },
 	{ VB_C_RW_PKTS, "data_packets", "OP_RW (data) packets.", 0, NEED_NONE },
-	{ VB_C_CTRL_PKTS, "control_packets", "Non-RW packets (credit updates, shutdown, ...).", 0, NEED_NONE },
+	{ VB_C_CTRL_PKTS, "control_packets", "Non-RW packets (credit updates, shutdown, ...).", 0, NEED_PKTS },
 	{ VB_C_USER_WAITS, "reader_waits", "Readers that waited for a vsock socket lock (full mode).", 0, NEED_FULL },
 	{ VB_C_WORKER_CALLS, "rx_worker_calls", "RX worker invocations (full mode).", 0, NEED_FULL },
 	{ VB_C_WORKER_NS, "rx_worker_seconds", "Time inside the RX worker functions (full mode).", NS, NEED_FULL },
@@ -118,6 +119,8 @@ static bool avail(const struct vb_prom_snap *s, enum need n)
 		return s->trace != VB_TRACE_FULL_NORUNS;
 	case NEED_RUNS:
 		return s->rx_batch_event;
+	case NEED_PKTS:
+		return s->pkt_event;
 	default:
 		return true;
 	}

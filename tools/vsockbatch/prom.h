@@ -47,6 +47,8 @@ struct vb_prom_snap {
 	 * the lab's p1-3, shows its runs to full mode but not these).
 	 */
 	bool rx_batch_event;
+	/* the recv_pkt event is attached: control packets are counted */
+	bool pkt_event;
 	/* the tracer's measured cost, one row per measured payload */
 	struct vb_overhead overhead[VB_PROM_OVERHEAD_MAX];
 	size_t noverhead;

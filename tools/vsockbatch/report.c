@@ -344,10 +344,15 @@ void vb_report_text_opts(FILE *f, const struct vb_results *r,
 	for (i = 0; i < r->nhooks; i++)
 		fprintf(f, " %s", r->hooks[i]);
 	fprintf(f, "\n\nTotals\n");
-	fprintf(f, "  packets        %llu (data %llu, control %llu), %llu bytes\n",
-		(unsigned long long)pkts, (unsigned long long)c[VB_C_RW_PKTS],
-		(unsigned long long)c[VB_C_CTRL_PKTS],
-		(unsigned long long)bytes);
+	if (vb_results_pkt_event(r))
+		fprintf(f, "  packets        %llu (data %llu, control %llu), %llu bytes\n",
+			(unsigned long long)pkts,
+			(unsigned long long)c[VB_C_RW_PKTS],
+			(unsigned long long)c[VB_C_CTRL_PKTS],
+			(unsigned long long)bytes);
+	else
+		fprintf(f, "  packets        %llu data packets in runs, %llu bytes (no per-packet event: control packets not seen)\n",
+			(unsigned long long)pkts, (unsigned long long)bytes);
 	fmt_num(a, sizeof(a), m.mean_batch_pkts, "%.2f");
 	fmt_num(b, sizeof(b), m.mean_batch_bytes, "%.0f");
 	fmt_num(d, sizeof(d), m.batch_max, "%.0f");

@@ -81,6 +81,19 @@ const char *vb_trace_mode_name(enum vb_trace_mode m)
 	       m == VB_TRACE_FULL || m == VB_TRACE_FULL_NORUNS ? "full" : "auto";
 }
 
+bool vb_results_pkt_event(const struct vb_results *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nhooks; i++)
+		if (!strcmp(r->hooks[i], "tp_btf/virtio_transport_recv_pkt") ||
+		    !strcmp(r->hooks[i],
+			    "tracepoint/vsock/virtio_transport_recv_pkt"))
+			return true;
+	/* a file without a hooks list (version 1) had it */
+	return !r->nhooks;
+}
+
 int vb_trace_mode_parse(const char *s, enum vb_trace_mode *m)
 {
 	if (!strcmp(s, "light"))

@@ -197,6 +197,12 @@ static inline unsigned int vb_hist_nslots(int h)
 
 const char *vb_mode_name(enum vb_kernel_mode mode);
 const char *vb_trace_mode_name(enum vb_trace_mode m);
+/*
+ * The recording had the per-packet recv_pkt event: control packets and
+ * packets outside runs were counted (not so in light mode on a kernel
+ * with the rx_batch event, which counts the runs' data packets).
+ */
+bool vb_results_pkt_event(const struct vb_results *r);
 /* "light"/"full"/"auto" -> mode; -EINVAL otherwise. */
 int vb_trace_mode_parse(const char *s, enum vb_trace_mode *m);
 const char *vb_cost_unit_name(enum vb_cost_unit unit);
