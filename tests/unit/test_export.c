@@ -110,8 +110,10 @@ static void snap_setup(struct vb_prom_snap *s, enum vb_trace_mode trace,
 			    trace != VB_TRACE_FULL_NORUNS;
 	/* light with the rx_batch event has no per-packet event */
 	s->pkt_event = !(trace == VB_TRACE_LIGHT && s->rx_batch_event);
-	s->noverhead = vb_overhead_rows(trace, kernel, s->overhead,
-					VB_PROM_OVERHEAD_MAX);
+	s->noverhead = vb_overhead_rows(&(struct vb_overhead_key){
+						.trace = trace, .kernel = kernel,
+						.sample = VB_SAMPLE_DEFAULT },
+					s->overhead, VB_PROM_OVERHEAD_MAX);
 	s->ports_on = ports;
 	s->max_ports = 2;
 	s->port_age = 3;
@@ -440,7 +442,7 @@ static void test_fold(void **state)
 }
 
 /*
- * The hard bound docs/export.md states: 106 + 9 x CPUs series (full
+ * The hard bound docs/export.md states: 104 + 9 x CPUs series (full
  * mode, batched kernel), + 3 + 16 x (max-ports + 1) with --ports, however
  * many ports carry traffic.
  */
@@ -464,7 +466,7 @@ static void test_cardinality(void **state)
 	p = page_of(&s, VB_PROM_TEXT);
 	for (l = p; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
 		n += *l != '#';
-	assert_int_equal(n, 106 + 9 * 2 + 3 + 16 * (VB_PROM_PORTS_DEFAULT + 1));
+	assert_int_equal(n, 104 + 9 * 2 + 3 + 16 * (VB_PROM_PORTS_DEFAULT + 1));
 	free(p);
 	vb_results_free(&r);
 	vb_prom_snap_free(&s);

@@ -409,6 +409,7 @@ static void say_started(const struct exporter *x)
 
 int cmd_export(int argc, char **argv)
 {
+	struct vb_overhead_key okey;
 	struct exporter *x;
 	struct timespec ts;
 	int tcp_fd = -1, vsock_fd = -1, ret, e;
@@ -471,8 +472,13 @@ int cmd_export(int argc, char **argv)
 				 x->tracer.attached[VB_HOOK_RX_BATCH_TP];
 	x->work.pkt_event = x->tracer.attached[VB_HOOK_RECV_PKT_BTF] ||
 			    x->tracer.attached[VB_HOOK_RECV_PKT_TP];
-	x->work.noverhead = vb_overhead_rows(x->r.trace, x->r.mode,
-					     x->work.overhead,
+	okey = (struct vb_overhead_key){
+		.trace = x->r.trace, .kernel = x->r.mode,
+		.sample = x->r.self.sample,
+		.kprobe = vb_tracer_kprobes(&x->tracer),
+		.release = x->r.kernel_release,
+	};
+	x->work.noverhead = vb_overhead_rows(&okey, x->work.overhead,
 					     VB_PROM_OVERHEAD_MAX);
 	if (x->work.noverhead > VB_PROM_OVERHEAD_MAX)
 		x->work.noverhead = VB_PROM_OVERHEAD_MAX;

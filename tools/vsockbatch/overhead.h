@@ -3,32 +3,44 @@
  * overhead.h - the tracer's own cost, as measured, for results files.
  *
  * The figures come from the committed overhead set (results/, see
- * tools/vsockbatch/overhead.c): guest instructions per byte received,
- * traced vs untraced, under QEMU -icount, per tracer mode, kernel and
- * payload.  `record` stores the figure for its mode, kernel and payload
- * label in every results file; report and compare print it.
+ * tools/vsockbatch/overhead.c): per lab kernel and tracer level, guest
+ * instructions under QEMU -icount, untraced vs traced, n boots with 95 %
+ * CIs.  `record` and `export` quote the cell of the kernel, level and
+ * payload in use; report and compare print it.
  */
 #ifndef VB_OVERHEAD_H
 #define VB_OVERHEAD_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "results.h"
 
-/*
- * Fill o for (trace, kernel, payload label) from the table: the measured
- * payload nearest to the label's (on a log scale; 64 B when there is no
- * or no parsable label).  o->measured false when the table has no row
- * for the mode and kernel.
- */
-void vb_overhead_lookup(enum vb_trace_mode trace, enum vb_kernel_mode kernel,
-			const char *payload, struct vb_overhead *o);
+/* What was traced, and how: the key of a cell. */
+struct vb_overhead_key {
+	enum vb_trace_mode trace;	/* FULL_NORUNS: never measured */
+	enum vb_kernel_mode kernel;
+	uint32_t sample;		/* full mode's --sample (light: any) */
+	bool kprobe;			/* a hook attached as a kprobe */
+	const char *release;		/* uname -r; NULL: the lab's kernels */
+	const char *payload;		/* payload label; NULL: 64 B */
+};
 
 /*
- * Every measured row for (trace, kernel), payloads ascending: up to max
- * into out; returns how many there are.
+ * Fill o with the cell for k: among the measured kernels of k's mode,
+ * the one whose release pattern matches k->release (Debian's before the
+ * lab's), else one of the same major.minor, else the lab's own; then the
+ * measured payload nearest to the label's (log scale).  o->measured false
+ * (and o->source says why) when no cell has k's level.
  */
-size_t vb_overhead_rows(enum vb_trace_mode trace, enum vb_kernel_mode kernel,
+void vb_overhead_lookup(const struct vb_overhead_key *k, struct vb_overhead *o);
+
+/*
+ * Every measured payload of the kernel vb_overhead_lookup() picks for k,
+ * ascending: up to max into out; returns how many there are.
+ */
+size_t vb_overhead_rows(const struct vb_overhead_key *k,
 			struct vb_overhead *out, size_t max);
 
 /* "64", "1K", "64KiB", "65536" -> bytes; 0 if not a size. */

@@ -616,7 +616,9 @@ void vb_probe_print(const struct vb_probe *p, FILE *f)
 	fprintf(f, "kernel %s: %s (%s)\n", p->release, vb_mode_name(p->mode),
 		p->detected_by);
 	fprintf(f, "tracer modes: light %s, full %s; default %s\n",
-		p->light_ok ? "yes" : "no (no rx_batch tracepoint)",
+		p->light_ok ? "yes" :
+		p->mode == VB_MODE_BASELINE ? "packets only (no rx_batch tracepoint: the recv_pkt event)" :
+		"no (batches without the rx_batch tracepoint)",
 		p->avail[VB_HOOK_RECV_PKT_EXIT] || p->light_ok ? "yes" : "no",
 		p->light_ok ? "light" : "full");
 	for (i = 0; i < VB_HOOK_NR; i++) {

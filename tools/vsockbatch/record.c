@@ -493,8 +493,17 @@ int cmd_record(int argc, char **argv)
 	}
 	if (vb_tracer_describe(&tracer, &r))
 		goto oom;
-	vb_overhead_lookup(r.trace, r.mode, vb_results_label(&r, "payload"),
-			   &r.self.overhead);
+	{
+		struct vb_overhead_key k = {
+			.trace = r.trace, .kernel = r.mode,
+			.sample = r.self.sample,
+			.kprobe = vb_tracer_kprobes(&tracer),
+			.release = r.kernel_release,
+			.payload = vb_results_label(&r, "payload"),
+		};
+
+		vb_overhead_lookup(&k, &r.self.overhead);
+	}
 	if (r.trace == VB_TRACE_FULL_NORUNS)
 		fprintf(stderr, "vsockbatch record: warning: this kernel batches but has no vsock:virtio_transport_rx_batch event: its runs are invisible, batch and window figures will not be measured\n");
 	if (vb_cost_open(&cost, cpus, (size_t)ncpus))

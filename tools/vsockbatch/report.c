@@ -285,7 +285,13 @@ void vb_report_tracer(FILE *f, const struct vb_results *r)
 		fprintf(f, "tracer: this kernel batches but has no vsock:virtio_transport_rx_batch event: its runs are not visible to the tracer (no generic lock hooks), so batch, window and lookup figures are not measured\n");
 
 	fprintf(f, "tracer: %s mode, ", vb_trace_mode_name(r->trace));
-	if (r->self.overhead.measured)
+	if (r->self.overhead.measured && r->self.overhead.boots > 0)
+		fprintf(f, "measured overhead %+.2f%% [%+.2f, %+.2f] guest instructions per byte, own code %.2f%% of the untraced instructions (%s B payload, kernel %s, %d boots, %s)\n",
+			r->self.overhead.pct, r->self.overhead.lo,
+			r->self.overhead.hi, r->self.overhead.direct,
+			r->self.overhead.payload, r->self.overhead.kernel,
+			r->self.overhead.boots, r->self.overhead.source);
+	else if (r->self.overhead.measured)
 		fprintf(f, "measured overhead %+.2f%% guest instructions per byte (%s B payload, %s)\n",
 			r->self.overhead.pct, r->self.overhead.payload,
 			r->self.overhead.source);

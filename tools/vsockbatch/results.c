@@ -371,6 +371,18 @@ static json_t *results_json(const struct vb_results *r)
 			    json_real(r->self.overhead.pct) : json_null());
 	json_object_set_new(e, "payload", json_string(r->self.overhead.payload));
 	json_object_set_new(e, "source", json_string(r->self.overhead.source));
+	if (r->self.overhead.measured && r->self.overhead.boots > 0) {
+		json_object_set_new(e, "ci95_lo_pct",
+				    json_real(r->self.overhead.lo));
+		json_object_set_new(e, "ci95_hi_pct",
+				    json_real(r->self.overhead.hi));
+		json_object_set_new(e, "own_insns_pct",
+				    json_real(r->self.overhead.direct));
+		json_object_set_new(e, "boots",
+				    json_integer(r->self.overhead.boots));
+		json_object_set_new(e, "kernel",
+				    json_string(r->self.overhead.kernel));
+	}
 	json_object_set_new(o, "overhead", e);
 	json_object_set_new(root, "tracer", o);
 	return root;
@@ -866,6 +878,32 @@ static int load_root(struct ld *ld, json_t *root, struct vb_results *r)
 		if (!v || !json_is_number(v))
 			return fail(ld, -EINVAL, "field \"tracer.overhead.insns_per_byte_pct\" is not a number");
 		r->self.overhead.pct = json_number_value(v);
+	}
+	/* optional: files from before the CI'd set (boots 0) */
+	if (r->self.overhead.measured &&
+	    json_object_get(c, "ci95_lo_pct")) {
+		static const char *const num[] = { "ci95_lo_pct",
+			"ci95_hi_pct", "own_insns_pct" };
+		double *to[] = { &r->self.overhead.lo, &r->self.overhead.hi,
+				 &r->self.overhead.direct };
+		size_t i;
+
+		for (i = 0; i < 3; i++) {
+			v = json_object_get(c, num[i]);
+			if (!v || !json_is_number(v))
+				return fail(ld, -EINVAL, "field \"tracer.overhead.%s\" is not a number",
+					    num[i]);
+			*to[i] = json_number_value(v);
+		}
+		v = json_object_get(c, "boots");
+		if (!v || !json_is_integer(v) || json_integer_value(v) < 0 ||
+		    json_integer_value(v) > 1000)
+			return fail(ld, -EINVAL, "field \"tracer.overhead.boots\" is not a count");
+		r->self.overhead.boots = (int)json_integer_value(v);
+		if ((err = get_str(ld, c, "tracer.overhead.", "kernel",
+				   r->self.overhead.kernel,
+				   sizeof(r->self.overhead.kernel))))
+			return err;
 	}
 
 labels:

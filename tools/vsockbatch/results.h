@@ -118,8 +118,13 @@ struct vb_cost {
  */
 struct vb_overhead {
 	bool measured;
-	double pct;		/* +x % instructions per byte */
+	double pct;		/* +x % instructions per byte (transfer) */
+	/* with boots > 0 (0: an older file, which has pct alone): */
+	double lo, hi;		/* pct's 95 % CI */
+	double direct;		/* the tracer's own instructions, % */
+	int boots;		/* n behind the figures */
 	char payload[16];	/* payload of the measurement used */
+	char kernel[32];	/* kernel measured ("?": not this one) */
 	char source[96];	/* results set */
 };
 

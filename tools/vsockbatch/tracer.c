@@ -311,6 +311,16 @@ int vb_tracer_self(struct vb_tracer *t, bool stats, struct vb_self *out)
 	return 0;
 }
 
+bool vb_tracer_kprobes(const struct vb_tracer *t)
+{
+	int i;
+
+	for (i = 0; i < VB_HOOK_NR; i++)
+		if (t->attached[i] && t->probe.how[i] == VB_ATTACH_KPROBE)
+			return true;
+	return false;
+}
+
 int vb_sample_parse(const char *s, uint32_t *out)
 {
 	char *end;

@@ -58,6 +58,8 @@ uint64_t vb_tracer_activity(struct vb_tracer *t);
  * bpf_enable_stats(BPF_STATS_RUN_TIME)), time spent in the programs.
  */
 int vb_tracer_self(struct vb_tracer *t, bool stats, struct vb_self *out);
+/* Some hook is attached as a kprobe (the fallback of fentry/fexit). */
+bool vb_tracer_kprobes(const struct vb_tracer *t);
 /* Kernel facts and attached hooks into the results model. */
 int vb_tracer_describe(const struct vb_tracer *t, struct vb_results *r);
 void vb_tracer_stop(struct vb_tracer *t);
