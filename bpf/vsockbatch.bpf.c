@@ -9,38 +9,45 @@
  * event, once per run, just before the unlock.
  *
  * Two modes; the loader switches the programs of the other off before
- * loading (bpf_program__set_autoload) and sets `full_mode` in .rodata,
- * so the light programs carry no dead full-mode code either.
+ * loading (bpf_program__set_autoload) and sets `full_mode` and
+ * `time_mask` in .rodata, so the light programs carry no dead full-mode
+ * code either.  Costs per level, measured: scripts/tracer-cost.sh.
  *
- * light (kernels with the rx_batch event; the default there): the two
- *   vsock tracepoints, nothing else.
- *     recv_pkt, per packet: 1 program, 1 per-CPU array lookup (inlined
- *       by the verifier), no other helper call.
- *     rx_batch, per run:    1 program, 1 array lookup, 1 flow hash lookup
- *       (+ 1 update the first time a flow is seen).
+ * light, kernels with the series' rx_batch event (the default there):
+ *   that event alone, once per run: 1 program, 1 per-CPU array lookup
+ *   (inlined), 1 flow hash lookup (+ 1 update the first time a flow is
+ *   seen).  The run's pkts and bytes are the packet counts: control
+ *   packets and packets outside runs are not seen.
+ * light, stock kernels: the recv_pkt event alone, per packet: 1 program,
+ *   1 per-CPU array lookup; it reads only the packet's len and op.
  *
- * full (every kernel; the only mode on baseline kernels): adds what the
- *   window timings and the costs of batching need, from vsock functions
- *   only -- no hook on a function every socket of the system calls per
- *   packet (lock_sock_nested, release_sock, sock_def_readable, ...).
- *   The RX worker's state is a per-CPU slot (bound kworkers, below);
- *   a reader's lock wait is task-local storage (no tid hash to exhaust).
- *     recv_pkt, per packet: + 1 slot lookup; a packet that opens a
- *       window also reads the clock.
+ * full (every kernel; the default on kernels without the rx_batch event)
+ *   adds what the window timings and the costs of batching need, from
+ *   vsock functions only -- no hook on a function every socket of the
+ *   system calls per packet (lock_sock_nested, release_sock,
+ *   sock_def_readable, ...).  The RX worker's window is a per-CPU slot
+ *   (wslots); a reader's lock wait is task-local storage.  Times are
+ *   taken for 1 window in (time_mask + 1) (--sample, default 8): the
+ *   clock reads, time histograms and the RX queue sample; counts are
+ *   exact.
+ *     recv_pkt, per packet: + 1 slot lookup (array, inlined, and
+ *       bpf_get_current_task); a timed window's first packet reads the
+ *       clock.
  *     fentry vsock_data_ready, per data packet processed outside a run
- *       (every data packet on baseline): 1 slot lookup, 1 clock
- *       read, 1 array lookup.
+ *       (every data packet on baseline): 1 slot lookup; timed: 1 clock
+ *       read, 1 array lookup, the RX queue sample (1 probe read).
  *     fexit virtio_transport_recv_pkt, per packet of the unbatched entry
- *       point (every packet on baseline, vhost on both): 1 slot
- *       lookup, 1 clock read, 1 array lookup, 1 flow hash lookup.
- *     rx_batch, per run: + 1 slot lookup, 1 clock read, and the RX
- *       queue sample (1 probe read) of the run's socket; the classic
- *       tracepoint, as tp_btf may not read its void * skaddr.
- *     fentry vsock_data_ready also samples the RX queue (1 probe read).
+ *       point (every packet on baseline, vhost on both): 1 slot lookup,
+ *       1 array lookup; timed: 1 clock read.  The window's counters wait
+ *       in the slot: 1 flow hash lookup per 16 windows of a flow.
+ *     rx_batch, per run: + 1 slot lookup; timed: 1 clock read and the RX
+ *       queue sample of the run's socket; the classic tracepoint, as
+ *       tp_btf may not read its void * skaddr.
  *     fexit vsock_connectible_recvmsg, per recv() call, and fentry
  *       sk_error_report, per socket error: 1 array lookup (advise).
- *     RX worker fentry/fexit, per worker call: 1 slot lookup, 1
- *       clock read, 1 array lookup (exit).
+ *     RX worker fentry/fexit, per worker call: 1 slot lookup, 1 clock
+ *       read, 1 array lookup (exit), and the slot's held windows into
+ *       the flow map.
  *     fentry/fexit __lock_sock, per contended socket lock only (a reader
  *       waiting for the worker): 1 slot lookup, 1 task-storage get, 1
  *       clock read.

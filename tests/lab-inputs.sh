@@ -314,8 +314,12 @@ expect "compare-sets: not a summary" 1 "notaset/summary.json: not a vsockbatch e
 	"$ROOT/scripts/compare-sets.sh" "$tmp/notaset"
 expect "compare-sets: bad reference" 1 "not a reference file" \
 	"$ROOT/scripts/compare-sets.sh" --reference "$tmp/notaset/summary.json" "$ROOT/results/2026-11-30-quiet"
-expect "tracer-overhead: --table-only on a set without overhead.tsv" 2 "not a tracer-overhead table" \
-	"$ROOT/scripts/tracer-overhead.sh" --table-only "$tmp/notaset" --table "$tmp/t.h"
+expect "tracer-cost: --table-only on a set without cost.tsv" 2 "not a tracer-cost table" \
+	"$ROOT/scripts/tracer-cost.sh" --table-only "$tmp/notaset" --table "$tmp/t.h"
+expect "tracer-cost: --boots 1" 2 "--boots needs a number >= 2" \
+	"$ROOT/scripts/tracer-cost.sh" --boots 1
+expect "tracer-cost: unknown kernel" 2 "unknown kernel 'nosuch'" \
+	"$ROOT/scripts/tracer-cost.sh" --kernels "baseline nosuch"
 expect "tracer-overhead: --rounds 1" 2 "--rounds needs a number >= 2" \
 	"$ROOT/scripts/tracer-overhead.sh" --rounds 1
 # the exporter's lab scripts: bad input before any build or boot
@@ -421,7 +425,7 @@ outcome $? "icount-spread --resummarize rebuilds results/2026-12-01-icount-1k-bo
 # the tool's stored table is exactly what its named set generates
 set_name=$(sed -n 's/^#define VB_OVERHEAD_SET "\(.*\)"$/\1/p' "$ROOT/tools/vsockbatch/overhead_table.h")
 [ -n "$set_name" ] &&
-   "$ROOT/scripts/tracer-overhead.sh" --table-only "$ROOT/$set_name" --table "$tmp/t.h" 2>"$tmp/err" &&
+   "$ROOT/scripts/tracer-cost.sh" --table-only "$ROOT/$set_name" --table "$tmp/t.h" 2>"$tmp/err" &&
    cmp -s "$tmp/t.h" "$ROOT/tools/vsockbatch/overhead_table.h"
 outcome $? "overhead_table.h regenerates from $set_name" \
 	"overhead_table.h is not what '${set_name:-no set}' generates: $(head -c 300 "$tmp/err")"
