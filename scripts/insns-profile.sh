@@ -165,6 +165,13 @@ profile_of() {
 					me, f, tot, k > "/dev/stderr"
 				exit 1
 			}
+			# a randomized kernel base puts the running text
+			# elsewhere than System.map says (boot with nokaslr)
+			if (n["[below the kernel text]"] > tot / 10) {
+				printf "%s: %s: %d of %d instructions below the kernel text of System.map: not where the running kernel has them (KASLR? boot with nokaslr)\n",
+					me, f, n["[below the kernel text]"], tot > "/dev/stderr"
+				exit 1
+			}
 			if (L != "") {
 				# executions per write of each block; the total:
 				# the function'"'"'s instructions per write

@@ -1,6 +1,6 @@
 #!/bin/bash
 # tracer-cost.sh [--boots N] [--rounds R] [--mib M] [--kernels LIST] [--out DIR] [--table FILE]
-#                | --table-only SET [--table FILE]
+#                | --table-only SET [--table FILE] | --resummarize SET
 #
 # The tracer's cost per level, n boots per kernel, with 95 % CIs: the
 # overhead set the README's table and the tool's overhead_table.h come
@@ -45,9 +45,13 @@
 # --table-only SET: no guests; regenerate the tool's table
 # (tools/vsockbatch/overhead_table.h, or --table FILE) from a committed
 # set's SET/cost.tsv.
+# --resummarize SET: no guests; the tables again from a committed set's
+# runs (unpacked from SET/raw.tar.xz and packed again): its per-run
+# function tables (profile-LEVEL.txt, kept; the block profiles they come
+# from are not, ~20 MB per boot) and instruction counts.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
-BOOTS=5 ROUNDS=3 MIB=4 OUT= TABLE= FROM=
+BOOTS=5 ROUNDS=3 MIB=4 OUT= TABLE= FROM= RESUM=
 KERNELS="baseline patched baseline-7.2 patched-7.2 debian-6.1 debian-6.12"
 bad() {
 	echo "${0##*/}: $*" >&2
@@ -62,6 +66,7 @@ while [ $# -gt 0 ]; do
 	--out) OUT=${2-}; shift ;;
 	--table) TABLE=${2-}; shift ;;
 	--table-only) FROM=${2-}; [ -n "$FROM" ] || bad "--table-only needs a set directory"; shift ;;
+	--resummarize) RESUM=${2-}; [ -n "$RESUM" ] || bad "--resummarize needs a set directory"; shift ;;
 	*) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
 	esac
 	shift
@@ -78,7 +83,7 @@ write_table() {
 	awk -F'\t' 'NR > 1 {
 		k = $1; lv = $2
 		mode = k ~ /^patched/ ? "VB_MODE_BATCHED" : "VB_MODE_BASELINE"
-		rel = k ~ /-7\.2$/ ? "7.2.*" : "6.12.*"
+		rel = k ~ /-7\.2$/ ? "7.2.*+" : "6.12.*+"	# the lab: "6.12.118+"
 		if (k == "debian-6.1") rel = "6.1.0-*"
 		if (k == "debian-6.12") rel = "6.12.*+deb*"
 		if (k == "debian-7.2") rel = "7.2.*+deb*"
@@ -99,6 +104,13 @@ if [ -n "$FROM" ]; then
 	echo "${0##*/}: wrote $TABLE from $FROM/cost.tsv" >&2
 	exit 0
 fi
+if [ -n "$RESUM" ]; then
+	[ -f "$RESUM/manifest.json" ] && grep -q '"figures"' "$RESUM/manifest.json" ||
+		bad "--resummarize: $RESUM is not a tracer-cost set (no manifest.json with figures)"
+	BOOTS=$(jq -r .boots "$RESUM/manifest.json") ROUNDS=$(jq -r .rounds_per_boot "$RESUM/manifest.json")
+	MIB=$(($(jq -r .transfer_bytes "$RESUM/manifest.json") / 1048576))
+	KERNELS=$(jq -r .command "$RESUM/manifest.json" | sed -n "s/.*--kernels '\([^']*\)'.*/\1/p")
+fi
 [[ "$BOOTS" =~ ^[1-9][0-9]*$ ]] && [ "$BOOTS" -ge 2 ] || bad "--boots needs a number >= 2"
 [[ "$ROUNDS" =~ ^[1-9]$ ]] || bad "--rounds needs a number 1..9"
 [[ "$MIB" =~ ^[1-9][0-9]?$ ]] || bad "--mib needs a number 1..99"
@@ -109,10 +121,16 @@ for k in $KERNELS; do
 	esac
 done
 command -v jq >/dev/null || die "jq missing (make deps)"
-[ -n "$OUT" ] || OUT=$VB_ROOT/results/$(date -u +%Y-%m-%d)-tracer-cost
-[ -z "$(ls -A "$OUT" 2>/dev/null)" ] || bad "$OUT exists and is not empty (--out)"
-mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd) || exit 1
-make -C "$VB_ROOT" -j2 all >"$OUT/build.log" 2>&1 || die "build failed ($OUT/build.log)"
+if [ -z "$RESUM" ]; then
+	[ -n "$OUT" ] || OUT=$VB_ROOT/results/$(date -u +%Y-%m-%d)-tracer-cost
+	[ -z "$(ls -A "$OUT" 2>/dev/null)" ] || bad "$OUT exists and is not empty (--out)"
+	mkdir -p "$OUT" && OUT=$(cd "$OUT" && pwd) || exit 1
+	make -C "$VB_ROOT" -j2 all >"$OUT/build.log" 2>&1 || die "build failed ($OUT/build.log)"
+else
+	OUT=$(cd "$RESUM" && pwd)
+	[ ! -f "$OUT/raw.tar.xz" ] || "$VB_ROOT/scripts/results-raw.sh" extract "$OUT" ||
+		die "cannot unpack $OUT/raw.tar.xz"
+fi
 
 # the lab's 6.12 kernels also measure the kprobe fallback (full mode,
 # VSOCKBATCH_FORCE_KPROBE=1: kernels that refuse fentry)
@@ -131,6 +149,7 @@ kdir_of() {
 
 load0=$(cut -d' ' -f1-3 /proc/loadavg) t0=$(date +%s)
 kernels=()
+if [ -z "$RESUM" ]; then
 # one guest per kernel at a time, two kernels in parallel (2 host cores)
 run_kernel() {
 	local v=$1 kd=$2 b kinds lv i
@@ -158,6 +177,7 @@ for v in $KERNELS; do
 done
 for p in "${pids[@]}"; do wait "$p"; done
 load1=$(cut -d' ' -f1-3 /proc/loadavg)
+fi
 
 # view DIR KIND: the run seen with KIND's kallsyms (its BPF symbols)
 view() {
@@ -177,7 +197,7 @@ insns() { # insns RUN NAME: the transfer's guest instructions, all vCPUs
 }
 letters=abcdefghi
 for v in $KERNELS; do
-	kd=$(kdir_of "$v" 2>/dev/null)
+	kd=	# its System.map names the block profiles' functions
 	for ((b = 1; b <= BOOTS; b++)); do
 		d=$OUT/$v/b$b
 		grep -q "^$v boot $b:" "$OUT/failed.txt" 2>/dev/null && continue
@@ -189,12 +209,17 @@ for v in $KERNELS; do
 				t=$(insns "$d" "$lv$l") || continue
 				dir=-1
 				if [ "$l" = a ]; then
-					view "$d" untraceda
-					view "$d" "${lv}a"
-					# every function, untraced (A) and traced (B), per packet
-					"$VB_ROOT/scripts/insns-profile.sh" -m "$kd/System.map" -n 100000 -x "${lv}a.64" \
-						untraceda.64 "$d/view-untraceda" -- "$d/view-${lv}a" \
-						>"$d/profile-$lv.txt" 2>"$d/profile-$lv.err" || continue
+					# every function, untraced (A) and traced (B), per
+					# packet (kept; --resummarize reads it again)
+					if [ -f "$d/profile.tsv" ]; then
+						[ -n "$kd" ] || kd=$(kdir_of "$v" 2>/dev/null)
+						view "$d" untraceda
+						view "$d" "${lv}a"
+						"$VB_ROOT/scripts/insns-profile.sh" -m "$kd/System.map" -n 100000 -x "${lv}a.64" \
+							untraceda.64 "$d/view-untraceda" -- "$d/view-${lv}a" \
+							>"$d/profile-$lv.txt" 2>"$d/profile-$lv.err" || continue
+					fi
+					[ -s "$d/profile-$lv.txt" ] || continue
 					dir=$(awk -v k="$v" -v lv="$lv" -v rows="$OUT/direct-rows.tsv" '
 						/^#/ || /^function/ || /^\(other\)/ || /^\[total\]/ { next }
 						{ b = $(NF - 1); a = $(NF - 2); name = $0
@@ -262,10 +287,15 @@ boots_of() { awk -F'\t' -v k="$1" -v l="$2" '$1 == k && $2 == l { print $3 }' "$
 rm -f "$OUT/direct-sum.tmp" "$OUT/direct-rows.tsv"
 
 awk -F'\t' 'NR > 1 { printf "| %s | %s | %d | %.0f | %+.2f %% [%+.2f, %+.2f] | %.0f | %+.2f %% [%+.2f, %+.2f] |\n",
-	$1, $2 == "fullevery" ? "full --sample 1" : $2 == "full" ? "full (--sample 8)" : $2, $3, $4, $5, $6, $7, $11, $8, $9, $10 }' \
+	$1, $2 == "fullevery" ? "full --sample 1" : $2 == "full" ? "full (--sample 8)" : $2 == "fullkp" ? "full, kprobe fallback" : $2,
+	$3, $4, $5, $6, $7, $11, $8, $9, $10 }' \
 	"$OUT/cost.tsv" >"$OUT/table.md"
 
-jq -n --arg now "$(git -C "$VB_ROOT" rev-parse --short HEAD)$(git -C "$VB_ROOT" diff --quiet || echo +dirty)" \
+# the block profiles (~20 MB a boot) are not kept: the function tables
+# made from them are (profile-LEVEL.txt), which --resummarize reads
+find "$OUT" -mindepth 3 -maxdepth 3 -name profile.tsv -delete
+find "$OUT" -mindepth 3 -maxdepth 3 -type d -name 'view-*' -exec rm -rf {} +
+[ -n "$RESUM" ] || jq -n --arg now "$(git -C "$VB_ROOT" rev-parse --short HEAD)$(git -C "$VB_ROOT" diff --quiet || echo +dirty)" \
 	--argjson boots "$BOOTS" --arg kernels "${kernels[*]}" \
 	--arg l0 "$load0" --arg l1 "$load1" --arg secs "$(($(date +%s) - t0))" \
 	--arg cmd "scripts/tracer-cost.sh --boots $BOOTS --rounds $ROUNDS --mib $MIB --kernels '$KERNELS'" \

@@ -85,6 +85,16 @@ static void test_lookup(void **state)
 	/* no label, any payload label: the nearest measured payload */
 	look(VB_TRACE_FULL, VB_MODE_BASELINE, 8, false, "6.12.118+", NULL, &b);
 	assert_string_equal(b.payload, "64");
+	/* Debian's own 6.12: its cell, not the lab's */
+	look(VB_TRACE_LIGHT, VB_MODE_BASELINE, 1, false,
+	     "6.12.118+deb12-cloud-amd64", "64", &b);
+	assert_true(b.measured);
+	assert_string_equal(b.kernel, "debian-6.12");
+	/* Debian's 7.2, not in the set: the nearest (7.2), marked "?" */
+	look(VB_TRACE_FULL, VB_MODE_BASELINE, 8, false,
+	     "7.2.13+deb14-cloud-amd64", "64", &b);
+	assert_true(b.measured);
+	assert_string_equal(b.kernel, "baseline-7.2?");
 	/* a kernel the set did not measure: the lab's, marked "?" */
 	look(VB_TRACE_FULL, VB_MODE_BASELINE, 8, false, "5.15.0-91-generic",
 	     "64", &b);
