@@ -213,9 +213,17 @@ for v in $KERNELS; do
 					# packet (kept; --resummarize reads it again)
 					if [ -f "$d/profile.tsv" ]; then
 						[ -n "$kd" ] || kd=$(kdir_of "$v" 2>/dev/null)
+						# a stub System.map (Debian's): the boot's
+						# own kallsyms, which also has the KASLR
+						# base it chose
+						map=$kd/System.map
+						if [ "$(wc -l <"$map")" -lt 100 ] && [ -s "$d/kallsyms-kernel.txt" ]; then
+							map=$d/System.map.kallsyms
+							awk 'NF == 3' "$d/kallsyms-kernel.txt" >"$map"
+						fi
 						view "$d" untraceda
 						view "$d" "${lv}a"
-						"$VB_ROOT/scripts/insns-profile.sh" -m "$kd/System.map" -n 100000 -x "${lv}a.64" \
+						"$VB_ROOT/scripts/insns-profile.sh" -m "$map" -n 100000 -x "${lv}a.64" \
 							untraceda.64 "$d/view-untraceda" -- "$d/view-${lv}a" \
 							>"$d/profile-$lv.txt" 2>"$d/profile-$lv.err" || continue
 					fi
@@ -293,7 +301,7 @@ awk -F'\t' 'NR > 1 { printf "| %s | %s | %d | %.0f | %+.2f %% [%+.2f, %+.2f] | %
 
 # the block profiles (~20 MB a boot) are not kept: the function tables
 # made from them are (profile-LEVEL.txt), which --resummarize reads
-find "$OUT" -mindepth 3 -maxdepth 3 -name profile.tsv -delete
+find "$OUT" -mindepth 3 -maxdepth 3 \( -name profile.tsv -o -name System.map.kallsyms -o -name kallsyms-kernel.txt \) -delete
 find "$OUT" -mindepth 3 -maxdepth 3 -type d -name 'view-*' -exec rm -rf {} +
 [ -n "$RESUM" ] || jq -n --arg now "$(git -C "$VB_ROOT" rev-parse --short HEAD)$(git -C "$VB_ROOT" diff --quiet || echo +dirty)" \
 	--argjson boots "$BOOTS" --arg kernels "${kernels[*]}" \

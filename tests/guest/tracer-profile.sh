@@ -14,7 +14,8 @@
 # pay the cold caches.  $RESULTS/marks.tsv: "first_mark NAME.64 64 bytes",
 # NAME = KIND followed by the round's letter (a, b, ...);
 # $RESULTS/kallsyms-NAME.txt: /proc/kallsyms's module and BPF lines, read
-# while the tracer is attached (before the first mark).
+# while the tracer is attached (before the first mark);
+# $RESULTS/kallsyms-kernel.txt: its other lines (the kernel's text).
 out=${RESULTS:?}
 kinds=${1:?KINDS}
 rounds=${2:-1}
@@ -41,6 +42,9 @@ if [ "$kinds" = --xfer ]; then
 fi
 case $rounds in [1-9] | [1-2][0-9]) ;; *) echo "tracer-profile: ROUNDS 1..26, not '$rounds'"; exit 2 ;; esac
 : >"$out/marks.tsv"
+# the kernel's own text symbols as this boot placed them: Debian ships
+# a stub System.map (the real one is in the -dbg package)
+grep -v '\[' /proc/kallsyms >"$out/kallsyms-kernel.txt"
 xfer "" "" || { echo "tracer-profile: warm-up transfer failed"; exit 1; }
 set -f
 list=$(echo "$kinds" | tr ',' ' ')
