@@ -61,6 +61,8 @@ usage: ${0##*/} -k VARIANT [-s SMP] [-m MEM_MB] [-t TIMEOUT_S] [-o OUTDIR]
               kernel's instructions per translation block and vCPU at
               each mark to OUTDIR/profile.tsv: scripts/insns-profile.sh
               names their functions)
+  (env VB_KERNEL_APPEND="PARAMS": more kernel parameters, e.g.
+              "earlyprintk=ttyS0 initcall_debug" for a boot that stops)
   (env VB_GUEST_OVERLAY=DIR: DIR is copied over the image's root last,
               e.g. a \`make install DESTDIR=DIR\` tree; its executables
               must be static)
@@ -199,6 +201,11 @@ fi
 # the lab's kernels have no CONFIG_RANDOMIZE_BASE, so there it is a no-op.
 kaslr=
 [ "${VB_INSNS_PROFILE:-0}" != 1 ] || kaslr=" nokaslr"
+# VB_KERNEL_APPEND: more kernel parameters (a boot being debugged)
+case ${VB_KERNEL_APPEND:-} in
+*[\'\"\\]*) echo "${0##*/}: VB_KERNEL_APPEND must not hold quotes or backslashes" >&2; exit 2 ;;
+esac
+[ -z "${VB_KERNEL_APPEND:-}" ] || kaslr="$kaslr $VB_KERNEL_APPEND"
 qemu=(qemu-system-x86_64 -accel tcg -cpu max
 	-smp "$SMP,sockets=$SMP,cores=1,threads=1" -m "$MEM"
 	-nographic -no-reboot -nodefaults -serial stdio

@@ -381,6 +381,8 @@ expect "experiment: bad --guest-write" 2 "--guest-write: '/proc/sys/../x=1' is n
 	"$ROOT/scripts/experiment.sh" --guest-write /proc/sys/../x=1 --out "$tmp/exp"
 expect "runner: bad VB_QEMU_SEED" 2 "VB_QEMU_SEED must be a number, not '-1'" \
 	env VB_QEMU_SEED=-1 "$ROOT/scripts/guest-run.sh" -k baseline "$ROOT/tests/guest/vsock_test.sh"
+expect "runner: VB_KERNEL_APPEND with a quote" 2 "VB_KERNEL_APPEND must not hold quotes or backslashes" \
+	env VB_KERNEL_APPEND='quiet" init=/bin/sh' "$ROOT/scripts/guest-run.sh" -k baseline "$ROOT/tests/guest/vsock_test.sh"
 expect "runner: bad VB_QEMU_SINGLESTEP" 2 "VB_QEMU_SINGLESTEP must be 0 or 1, not 'yes'" \
 	env VB_QEMU_SINGLESTEP=yes "$ROOT/scripts/guest-run.sh" -k baseline "$ROOT/tests/guest/vsock_test.sh"
 expect "icount-spread: unknown kernel" 2 "unknown kernel variant 'nosuch'" \

@@ -19,6 +19,7 @@
 #include "collect.h"
 #include "cpulist.h"
 #include "flow_track.h"
+#include "lpend.h"
 #include "vsockbatch.skel.h"
 
 static void stats_to_agg(const struct vb_stats *s, struct vb_agg *a)
@@ -97,6 +98,10 @@ int vb_collect(struct vsockbatch_bpf *skel, struct vb_results *r,
 		snprintf(errbuf, errlen, "cannot count possible CPUs");
 		return -EINVAL;
 	}
+	/* light mode's held runs first, so that the flow map is whole */
+	err = vb_lpend_drain(skel, errbuf, errlen);
+	if (err)
+		return err;
 	n_online = vb_cpulist_online(online, VB_MAX_CPUS);
 	vals = calloc((size_t)ncpu, sizeof(*vals));
 	fvals = calloc((size_t)ncpu, sizeof(*fvals));

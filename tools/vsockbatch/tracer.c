@@ -11,6 +11,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "lpend.h"
 #include "tracer.h"
 #include "vsockbatch.skel.h"
 
@@ -64,6 +65,13 @@ static bool hook_required(const struct vb_probe *p, int hook)
 	default:
 		return false;
 	}
+}
+
+/* Light mode through the rx_batch event: runs held per CPU (lpend.h). */
+static bool uses_lpend(const struct vb_probe *p)
+{
+	return p->trace == VB_TRACE_LIGHT &&
+	       (p->use[VB_HOOK_RX_BATCH_BTF] || p->use[VB_HOOK_RX_BATCH_TP]);
 }
 
 /* Detach and free what one attempt left. */
@@ -124,6 +132,9 @@ static int load_and_attach(struct vb_tracer *t, bool strict, char *errbuf,
 			bpf_program__set_autoload(prog, true);
 		}
 	}
+	/* light on the series' kernels holds runs per CPU: their drain */
+	if (uses_lpend(&t->probe))
+		bpf_program__set_autoload(t->skel->progs.lpend_drain, true);
 	err = vsockbatch_bpf__load(t->skel);
 	if (cancelled(t, errbuf, errlen))
 		return -EINTR;
@@ -133,6 +144,8 @@ static int load_and_attach(struct vb_tracer *t, bool strict, char *errbuf,
 			 strerror(-err));
 		return err;
 	}
+	if (uses_lpend(&t->probe) && !vb_lpend_setup(t->skel))
+		fprintf(stderr, "vsockbatch: note: this kernel cannot run the held-runs drain on a chosen CPU; light mode looks up the flow map per run\n");
 	for (i = 0; i < VB_HOOK_NR; i++) {
 		const char *const *progs = vb_hook_progs(&t->probe, i);
 
