@@ -211,7 +211,10 @@ struct {
 struct vb_lpend {
 	__u32 busy;
 	__u32 n;		/* runs held */
-	struct vb_flow_key key;
+	union {
+		struct vb_flow_key key;
+		__u64 kw[2];	/* the key as two words: 2 compares, 2 stores */
+	};
 	__u64 cnt[VB_FC_NR];
 };
 
@@ -678,6 +681,32 @@ int BPF_PROG(recv_pkt_exit)
 
 /* ---- the series' run event (patched kernels, both modes) ----------- */
 
+/*
+ * A run's counters into fc (its flow's entry, or a light slot's held
+ * counters).  reason is the series' end code; the bound is for the
+ * verifier (an unknown code is OTHER).
+ */
+static __always_inline void count_run(struct vb_stats *s, __u64 *fc,
+				      __u32 pkts, __u32 bytes, __u64 hold,
+				      __u32 reason, bool ws, bool dr)
+{
+	int rc = reason < VB_KB_REASON_NR ? reason : VB_KB_REASON_NR;
+
+	count_batch(s, fc, pkts, bytes);
+	fc[VB_FC_KB_HOLD_NS] += hold;
+	fc[VB_FC_KB_WRITE_SPACE] += ws;
+	fc[VB_FC_DR_AFTER] += dr;
+	/* keep the check past clang, which folds it into the index */
+	barrier_var(rc);
+	if (rc >= 0 && rc <= VB_FC_KB_R_OTHER - VB_FC_KB_R_QUEUE)
+		fc[VB_FC_KB_R_QUEUE + rc]++;
+	hist_add(s, VB_H_KB_HOLD_NS, hold);
+}
+
+/*
+ * Full mode, the classic event, and light mode where the held runs
+ * cannot be drained (lpend_off): one flow-hash lookup per run.
+ */
 static __always_inline int on_rx_batch(const void *skaddr,
 				       __u32 src_cid, __u32 src_port,
 				       __u32 dst_cid, __u32 dst_port,
@@ -688,21 +717,12 @@ static __always_inline int on_rx_batch(const void *skaddr,
 		.src_cid = src_cid, .src_port = src_port,
 		.dst_cid = dst_cid, .dst_port = dst_port,
 	};
-	struct vb_lpend *p = NULL;
 	struct vb_stats *s;
 	struct vb_task *t;
 	__u64 *fc, now, d;
-	__u32 zero = 0;
-	int rc;
 
 	if (!enabled)
 		return 0;
-	rc = reason < VB_KB_REASON_NR ? reason : VB_KB_REASON_NR;
-	/* keep the check past clang, which folds it into the index */
-	barrier_var(rc);
-	if (rc < 0 || rc > VB_FC_KB_R_OTHER - VB_FC_KB_R_QUEUE)
-		return 0;
-	rc += VB_FC_KB_R_QUEUE;
 	s = cpu_stats();
 	if (!s)
 		return 0;
@@ -711,30 +731,9 @@ static __always_inline int on_rx_batch(const void *skaddr,
 		s->cnt[VB_C_PKTS] += pkts;
 		s->cnt[VB_C_BYTES] += bytes;
 		s->cnt[VB_C_RW_PKTS] += pkts;
-		if (!lpend_off)
-			p = bpf_map_lookup_elem(&lpend, &zero);
 	}
-	if (p) {
-		p->busy = 1;
-		barrier();
-		if (p->n && (p->n >= VB_PEND_MAX || !same_flow(&p->key, &key)))
-			lpend_flush(p, s);
-		p->key = key;
-		p->n++;
-		fc = p->cnt;
-	} else {
-		fc = flow_cnt(s, &key);
-	}
-	count_batch(s, fc, pkts, bytes);
-	fc[VB_FC_KB_HOLD_NS] += hold;
-	fc[VB_FC_KB_WRITE_SPACE] += ws;
-	fc[VB_FC_DR_AFTER] += dr;
-	fc[rc]++;
-	hist_add(s, VB_H_KB_HOLD_NS, hold);
-	if (p) {
-		barrier();
-		p->busy = 0;
-	}
+	fc = flow_cnt(s, &key);
+	count_run(s, fc, pkts, bytes, hold, reason, ws, dr);
 	if (!full_mode)
 		return 0;
 
@@ -760,18 +759,66 @@ static __always_inline int on_rx_batch(const void *skaddr,
 	return 0;
 }
 
-SEC("tp_btf/virtio_transport_rx_batch")
-int BPF_PROG(rx_batch_btf, const void *skaddr, __u32 src_cid,
-	     __u32 src_port, __u32 dst_cid, __u32 dst_port, __u32 pkts,
-	     __u32 bytes, __u64 hold_ns, __u8 reason, bool write_space,
-	     bool data_ready)
+/*
+ * Light mode through tp_btf: the run goes to this CPU's slot (struct
+ * vb_lpend).  The arguments (skaddr, src_cid, src_port, dst_cid,
+ * dst_port, pkts, bytes, hold_ns, reason, write_space, data_ready) are
+ * read from ctx where they are used: loaded all at entry, as BPF_PROG
+ * does, they were spilled to the stack around the two map lookups.
+ */
+static __always_inline int rx_batch_held(__u64 *ctx)
 {
+	struct vb_lpend *p;
+	struct vb_stats *s;
+	__u64 src, dst;
+	__u32 zero = 0, pkts;
+
+	if (!enabled)
+		return 0;
+	s = cpu_stats();
+	p = bpf_map_lookup_elem(&lpend, &zero);
+	if (!s || !p)
+		return 0;
+	pkts = (__u32)ctx[5];
+	s->cnt[VB_C_PKTS] += pkts;
+	s->cnt[VB_C_BYTES] += (__u32)ctx[6];
+	s->cnt[VB_C_RW_PKTS] += pkts;
+	/* struct vb_flow_key as two words, as the union in vb_lpend */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	src = (__u64)(__u32)ctx[2] << 32 | (__u32)ctx[1];
+	dst = (__u64)(__u32)ctx[4] << 32 | (__u32)ctx[3];
+#else
+	src = (__u64)(__u32)ctx[1] << 32 | (__u32)ctx[2];
+	dst = (__u64)(__u32)ctx[3] << 32 | (__u32)ctx[4];
+#endif
+	p->busy = 1;
+	barrier();
+	if (p->n && (p->n >= VB_PEND_MAX || p->kw[0] != src || p->kw[1] != dst))
+		lpend_flush(p, s);
+	if (!p->n) {
+		p->kw[0] = src;
+		p->kw[1] = dst;
+	}
+	p->n++;
+	count_run(s, p->cnt, pkts, (__u32)ctx[6], ctx[7], (__u8)ctx[8],
+		  (bool)ctx[9], (bool)ctx[10]);
+	barrier();
+	p->busy = 0;
+	return 0;
+}
+
+SEC("tp_btf/virtio_transport_rx_batch")
+int rx_batch_btf(__u64 *ctx)
+{
+	if (!full_mode && !lpend_off)
+		return rx_batch_held(ctx);
 	/*
 	 * tp_btf may not read a void * argument ("not a struct"): no socket
 	 * here, so no RX queue sample; full mode uses the classic event.
 	 */
-	return on_rx_batch(NULL, src_cid, src_port, dst_cid, dst_port, pkts,
-			   bytes, hold_ns, reason, write_space, data_ready);
+	return on_rx_batch(NULL, (__u32)ctx[1], (__u32)ctx[2], (__u32)ctx[3],
+			   (__u32)ctx[4], (__u32)ctx[5], (__u32)ctx[6], ctx[7],
+			   (__u8)ctx[8], (bool)ctx[9], (bool)ctx[10]);
 }
 
 SEC("tracepoint/vsock/virtio_transport_rx_batch")
