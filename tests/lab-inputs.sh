@@ -316,6 +316,12 @@ expect "compare-sets: bad reference" 1 "not a reference file" \
 	"$ROOT/scripts/compare-sets.sh" --reference "$tmp/notaset/summary.json" "$ROOT/results/2026-11-30-quiet"
 expect "tracer-cost: --table-only on a set without cost.tsv" 2 "not a tracer-cost table" \
 	"$ROOT/scripts/tracer-cost.sh" --table-only "$tmp/notaset" --table "$tmp/t.h"
+expect "tracer-cost-tables: a set without cost.tsv" 2 "no cost.tsv \\(not a tracer-cost set\\)" \
+	"$ROOT/scripts/tracer-cost-tables.sh" --goals "$tmp"
+expect "tracer-cost-tables: unknown mode" 2 "unknown mode '--html'" \
+	"$ROOT/scripts/tracer-cost-tables.sh" --html "$ROOT/results/2026-12-03-tracer-cost"
+expect "tracer-cost-tables: a file without the block" 2 "has no '<!-- tracer-cost-table SET -->' block" \
+	"$ROOT/scripts/tracer-cost-tables.sh" --check "$ROOT/VERSION"
 expect "tracer-cost: --boots 1" 2 "--boots needs a number >= 2" \
 	"$ROOT/scripts/tracer-cost.sh" --boots 1
 expect "tracer-cost: unknown kernel" 2 "unknown kernel 'nosuch'" \

@@ -299,6 +299,9 @@ static bool target_exists(const char *sec, struct btf **targets, int ntargets)
 	__u32 kind = BTF_KIND_FUNC;
 	int i;
 
+	/* no attach target (lpend_drain: run, never attached): always loads */
+	if (!strcmp(sec, "raw_tp") || !strcmp(sec, "raw_tracepoint"))
+		return true;
 	/* a kprobe needs no BTF, but its function being there says it exists */
 	if (!strncmp(sec, "fentry/", 7) || !strncmp(sec, "fexit/", 6) ||
 	    !strncmp(sec, "kprobe/", 7) || !strncmp(sec, "kretprobe/", 10)) {
