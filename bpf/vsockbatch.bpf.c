@@ -322,46 +322,54 @@ static __always_inline void count_batch(struct vb_stats *s, __u64 *fc,
 }
 
 /*
+ * Counters a slot holds (h) into their flow's entry (fc), zeroed after:
+ * full mode's windows (pend_flush) and, with runs, light mode's runs
+ * (lpend_flush), which also carry the rx_batch counters.
+ */
+#define HELD_ADD(i) do { fc[i] += h[i]; h[i] = 0; } while (0)
+
+static __always_inline void held_add(__u64 *fc, __u64 *h, const bool runs)
+{
+	int i;
+
+	HELD_ADD(VB_FC_BATCHES);
+	HELD_ADD(VB_FC_BATCH_PKTS);
+	HELD_ADD(VB_FC_BATCH_BYTES);
+	HELD_ADD(VB_FC_CTRL_WINDOWS);
+	HELD_ADD(VB_FC_WINDOW_NS);
+	HELD_ADD(VB_FC_TIMED);
+	HELD_ADD(VB_FC_DR_INSIDE);
+	HELD_ADD(VB_FC_DR_LAT_NS);
+	HELD_ADD(VB_FC_DR_LAT_N);
+	if (h[VB_FC_BATCH_MAX] > fc[VB_FC_BATCH_MAX])
+		fc[VB_FC_BATCH_MAX] = h[VB_FC_BATCH_MAX];
+	h[VB_FC_BATCH_MAX] = 0;
+	if (!runs)
+		return;
+	HELD_ADD(VB_FC_DR_AFTER);
+	HELD_ADD(VB_FC_KB_HOLD_NS);
+	HELD_ADD(VB_FC_KB_WRITE_SPACE);
+#pragma unroll
+	for (i = VB_FC_KB_R_QUEUE; i <= VB_FC_KB_R_OTHER; i++)
+		HELD_ADD(i);
+}
+
+/*
  * Add the windows a slot holds to their flow's entry.  Also at the
  * worker's return, enabled or not: they were counted while enabled.
  */
-#define PEND_ADD(i) do { fc[i] += t->pend[i]; t->pend[i] = 0; } while (0)
-
 static __always_inline void pend_flush(struct vb_task *t, struct vb_stats *s)
 {
-	__u64 *fc;
-
 	if (!t->pn)
 		return;
-	fc = flow_cnt(s, &t->pkey);
-	PEND_ADD(VB_FC_BATCHES);
-	PEND_ADD(VB_FC_BATCH_PKTS);
-	PEND_ADD(VB_FC_BATCH_BYTES);
-	PEND_ADD(VB_FC_CTRL_WINDOWS);
-	PEND_ADD(VB_FC_WINDOW_NS);
-	PEND_ADD(VB_FC_TIMED);
-	PEND_ADD(VB_FC_DR_INSIDE);
-	PEND_ADD(VB_FC_DR_LAT_NS);
-	PEND_ADD(VB_FC_DR_LAT_N);
-	if (t->pend[VB_FC_BATCH_MAX] > fc[VB_FC_BATCH_MAX])
-		fc[VB_FC_BATCH_MAX] = t->pend[VB_FC_BATCH_MAX];
-	t->pend[VB_FC_BATCH_MAX] = 0;
+	held_add(flow_cnt(s, &t->pkey), t->pend, false);
 	t->pn = 0;
 }
 
 /* The runs a light slot holds into their flow's entry. */
 static __always_inline void lpend_flush(struct vb_lpend *p, struct vb_stats *s)
 {
-	__u64 *fc = flow_cnt(s, &p->key);
-	int i;
-
-#pragma unroll
-	for (i = 0; i < VB_FC_NR; i++)
-		if (i != VB_FC_BATCH_MAX)
-			fc[i] += p->cnt[i];
-	if (p->cnt[VB_FC_BATCH_MAX] > fc[VB_FC_BATCH_MAX])
-		fc[VB_FC_BATCH_MAX] = p->cnt[VB_FC_BATCH_MAX];
-	__builtin_memset(p->cnt, 0, sizeof(p->cnt));
+	held_add(flow_cnt(s, &p->key), p->cnt, true);
 	p->n = 0;
 }
 

@@ -67,11 +67,14 @@ static bool hook_required(const struct vb_probe *p, int hook)
 	}
 }
 
-/* Light mode through the rx_batch event: runs held per CPU (lpend.h). */
+/*
+ * Light mode through the tp_btf rx_batch program: runs held per CPU
+ * (lpend.h).  The classic-tracepoint fallback counts each run straight
+ * into the flow map: no drain to load or run.
+ */
 static bool uses_lpend(const struct vb_probe *p)
 {
-	return p->trace == VB_TRACE_LIGHT &&
-	       (p->use[VB_HOOK_RX_BATCH_BTF] || p->use[VB_HOOK_RX_BATCH_TP]);
+	return p->trace == VB_TRACE_LIGHT && p->use[VB_HOOK_RX_BATCH_BTF];
 }
 
 /* Detach and free what one attempt left. */
