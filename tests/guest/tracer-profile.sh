@@ -1,7 +1,8 @@
 #!/bin/sh
 # tracer-profile.sh KINDS [ROUNDS [BYTES]]: the guest half of
 # scripts/tracer-cost.sh.  64 B loopback transfers (vb-sender on vCPU 1
-# -> vb-recv on vCPU 0, BYTES each, default 1 MiB: 16384 packets),
+# -> vb-recv on vCPU 0, BYTES each, default 1 MiB: 16384 packets; on a
+# 1-vCPU boot both on vCPU 0),
 # marked from inside the command the tracer runs, for the instruction
 # counts and the plugin's block profile.  KINDS, comma-separated, run in
 # the order given, ROUNDS times (default 1), each round starting one kind
@@ -21,12 +22,15 @@ kinds=${1:?KINDS}
 rounds=${2:-1}
 b=${3:-1048576}
 k=0 port=6000 fails=0
+# the sender's vCPU: 1, or 0 where the boot has one (Debian 6.1 under
+# -icount, which stops at SMP bring-up with two)
+scpu=$(($(grep -c ^processor /proc/cpuinfo) > 1 ? 1 : 0))
 
 xfer() { # xfer MARK_A MARK_B: one transfer, marked when MARK_A is set
 	port=$((port + 1))
 	vb-recv --port $port --cpu 0 --expect-bytes $b >/dev/null 2>&1 &
 	[ -z "$1" ] || vb-mark "$1"
-	vb-sender --cid 1 --port $port --bytes $b --buf-size 64 --cpu 1 \
+	vb-sender --cid 1 --port $port --bytes $b --buf-size 64 --cpu $scpu \
 		--retry 10 >/dev/null 2>&1 || return 1
 	wait $! || return 1
 	[ -z "$2" ] || vb-mark "$2"
