@@ -38,8 +38,13 @@ _vsockbatch()
 		COMPREPLY=($(compgen -W 'light full' -- "$cur"))
 		return
 		;;
-	*:-s | *:--sort)
+	# -s sorts in top, samples in record and export
+	top:-s | *:--sort)
 		COMPREPLY=($(compgen -W 'pkts mb batches len hold deferred' -- "$cur"))
+		return
+		;;
+	*:-s | *:--sample)
+		COMPREPLY=($(compgen -W '1 2 4 8 16 32 64 128 256 512 1024' -- "$cur"))
 		return
 		;;
 	*:-d | *:--duration | *:-i | *:--interval | *:-C | *:--cpus | \

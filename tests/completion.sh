@@ -73,6 +73,10 @@ expect "vsockbatch report -" --json --per-flow --wide
 expect "vsockbatch compare --" --base --patched --level --iters
 expect "vsockbatch record -m " light full
 expect "vsockbatch top -s " pkts mb batches len hold deferred
+expect "vsockbatch record -s " 1 8 1024
+refuse "vsockbatch record -s " pkts
+expect "vsockbatch export --sample " 1 8 1024
+expect "vsockbatch-top --" --replay --batch --interval --sample
 expect "vsockbatch-top --" --replay --batch --interval
 refuse "vsockbatch-top --" --output
 expect "vb-recv --" --port --recv-size --insn-mark

@@ -15,7 +15,8 @@
 #   - a second exporter on the same port exits 2 with one line, before
 #     attaching anything; SIGTERM and SIGINT detach and exit 0 (the port
 #     is free again after); --textfile -m full writes the node_exporter
-#     file atomically (no temporary left), with the full-mode series.
+#     file atomically (no temporary left), with the full-mode series;
+#   - -m full --sample 1 times every window and says so on the page.
 # Writes $RESULTS/export-*.txt (pages), export-record.json, export-*.err.
 . /vb/guest/export-lib.sh
 out=${RESULTS:?}
@@ -198,6 +199,38 @@ grep -q '^vsockbatch_tracer_full_mode 1$' "$out/export-textfile.txt" || fail "te
 grep -q '^vsockbatch_reader_wait_seconds_count ' "$out/export-textfile.txt" ||
 	fail "textfile: no reader-wait histogram in full mode"
 grep -q '^# EOF' "$out/export-textfile.txt" && fail "textfile: OpenMetrics' # EOF in a text file"
+
+# --- --sample 1: every window timed, and the page says so ------------------
+# (full mode; the window-time histogram exists without the rx_batch event)
+vsockbatch export -m full --sample 1 -i 0.5 2>"$out/export-s1.err" &
+xpid=$!
+if export_wait $xpid "$out/export-s1.err"; then
+	port=$((port + 1))
+	$RX --port "$port" --buf-size 64K >"$out/export-s1.rx" 2>&1 &
+	rpid=$!
+	sleep 1
+	$TX --sender 1 --port "$port" --bytes 256K --buf-size 64 >"$out/export-s1.tx" 2>&1 ||
+		fail "--sample 1: transfer"
+	wait $rpid || fail "--sample 1: receiver"
+	sleep 1.5	# two reads after the transfer
+	wget -q -O "$out/export-s1.txt" "$url" || fail "--sample 1: scrape"
+	check "$(total "$out/export-s1.txt" vsockbatch_tracer_time_sample) == 1" \
+		"--sample 1: vsockbatch_tracer_time_sample 1"
+	if [ "$kmode" = baseline ]; then
+		w=$(total "$out/export-s1.txt" vsockbatch_lock_windows_total)
+		h=$(total "$out/export-s1.txt" vsockbatch_window_seconds_count)
+		say "--sample 1: $h of $w windows timed"
+		check "$w > 0 && $h >= $w * 0.99 && $h <= $w" \
+			"--sample 1: every window timed (stale windows aside)"
+	fi
+else
+	fail "--sample 1: no page"
+fi
+kill -TERM $xpid 2>/dev/null
+wait $xpid; rc=$?
+check "$rc == 0" "--sample 1: SIGTERM, exit 0"
+vsockbatch export -s 3 2>/dev/null; rc=$?
+check "$rc == 2" "export -s 3 exits 2 (not a power of two)"
 
 say "$fails failure(s)"
 [ $fails -eq 0 ]

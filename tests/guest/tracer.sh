@@ -288,8 +288,15 @@ awk '/^lookups\/pkt .* busy/ { v = $0; sub(/.*: /, "", v); sub(/% busy.*/, "", v
 	fail "top -b: a CPU figure over 100 % busy"
 grep -q "^1:[0-9]* *1:$port " "$out/tracer-top.txt" ||
 	fail "top -b: no live row for the flow to 1:$port"
-vsockbatch top --json -i 1 -n 1 >"$out/tracer-top.jsonl" 2>&1 || fail "top --json"
+vsockbatch top --json --sample 2 -i 1 -n 1 >"$out/tracer-top.jsonl" 2>&1 || fail "top --json"
 [ "$(grep -c '^{' "$out/tracer-top.jsonl")" -eq 1 ] || fail "top --json: not one line"
+# --sample reaches the tracer in full mode (auto: kernels without the
+# rx_batch event); light mode has no window times
+if grep -q '"trace_mode":"light"' "$out/tracer-top.jsonl"; then
+	grep -q '"time_sample":null' "$out/tracer-top.jsonl" || fail "top --json, light: time_sample not null"
+else
+	grep -q '"time_sample":2,' "$out/tracer-top.jsonl" || fail "top --json --sample 2: time_sample not 2"
+fi
 port=$((port + 1))
 vsockbatch top -b --replay "$out/tracer.json" >"$out/tracer-replay.txt" ||
 	fail "top --replay"

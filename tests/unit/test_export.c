@@ -105,6 +105,7 @@ static void snap_setup(struct vb_prom_snap *s, enum vb_trace_mode trace,
 		 "6.12.118-vb \"lab\"");
 	s->trace = trace;
 	s->kernel = kernel;
+	s->time_sample = trace == VB_TRACE_LIGHT ? 1 : VB_SAMPLE_DEFAULT;
 	/* the lab's kernels: the patched one has the event */
 	s->rx_batch_event = kernel == VB_MODE_BATCHED &&
 			    trace != VB_TRACE_FULL_NORUNS;
@@ -259,6 +260,7 @@ static void test_page_light(void **state)
 	assert_null(strstr(p, "vsockbatch_reader_wait"));
 	assert_null(strstr(p, "{where=\"under_lock\"}"));
 	assert_null(strstr(p, "vsockbatch_window_seconds"));
+	assert_null(strstr(p, "vsockbatch_tracer_time_sample"));
 	assert_null(strstr(p, "port="));
 	/* gauges: mode, kernel, the measured cost of light mode */
 	assert_true(sample(p, "vsockbatch_tracer_full_mode") == 0);
@@ -292,6 +294,8 @@ static void test_page_full_ports(void **state)
 	assert_null(strstr(p, "vsockbatch_run_ends_total"));
 	assert_null(strstr(p, "vsockbatch_lock_hold_seconds"));
 	assert_true(sample(p, "vsockbatch_kernel_batched") == 0);
+	/* the window times are a 1-in-8 sample (--sample), and say so */
+	assert_true(sample(p, "vsockbatch_tracer_time_sample") == VB_SAMPLE_DEFAULT);
 	/* ports: bound 2 -> 1234 and 1235 own series, 1236 under other */
 	assert_true(sample(p, "vsockbatch_port_limit") == 2);
 	assert_true(sample(p, "vsockbatch_port_lock_windows_total{port=\"1234\"}") == 18);
@@ -442,7 +446,7 @@ static void test_fold(void **state)
 }
 
 /*
- * The hard bound docs/export.md states: 104 + 9 x CPUs series (full
+ * The hard bound docs/export.md states: 105 + 9 x CPUs series (full
  * mode, batched kernel), + 3 + 16 x (max-ports + 1) with --ports, however
  * many ports carry traffic.
  */
@@ -466,7 +470,7 @@ static void test_cardinality(void **state)
 	p = page_of(&s, VB_PROM_TEXT);
 	for (l = p; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
 		n += *l != '#';
-	assert_int_equal(n, 104 + 9 * 2 + 3 + 16 * (VB_PROM_PORTS_DEFAULT + 1));
+	assert_int_equal(n, 105 + 9 * 2 + 3 + 16 * (VB_PROM_PORTS_DEFAULT + 1));
 	free(p);
 	vb_results_free(&r);
 	vb_prom_snap_free(&s);
@@ -673,6 +677,8 @@ static void test_usage(void **state)
 		{ "--textfile", "/nonexistent-dir-vb", NULL, "--textfile /nonexistent-dir-vb" },
 		{ "--textfile", "/tmp", "-l1.2.3.4:5", "drop --listen" },
 		{ "-m", "heavy", NULL, "unknown mode" },
+		{ "-s", "3", NULL, "invalid --sample '3'" },
+		{ "--sample", "2048", NULL, "invalid --sample '2048'" },
 		{ "--vsock-port", "-1", NULL, "invalid --vsock-port" },
 		{ "--bogus", NULL, NULL, "unknown option" },
 		{ "extra", NULL, NULL, "unexpected argument" },

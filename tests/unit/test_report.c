@@ -333,6 +333,8 @@ static void test_top_replay_json_and_errors(void **state)
 	/* the recording's start, as -b's time line shows it */
 	expect_in(out, "\"time_unix_ns\":1700000000000000000,");
 	expect_in(out, "\"mode\":\"baseline\"");
+	/* a full-mode file says which windows its times are (--sample) */
+	expect_in(out, "\"time_sample\":1,");
 	expect_in(out, "\"unit\":\"cpu-clock-ns\"");
 	expect_in(out, "\"pkts_per_batch\":1.0");
 	expect_in(out, "\"pkts_per_batch\":null");	/* control-only flow */
@@ -369,6 +371,14 @@ static void test_top_replay_json_and_errors(void **state)
 	free(err);
 	assert_int_equal(run(cmd_top, &out, &err, 6, "top", "-b", "-n", "3", "--replay", path), 2);
 	expect_in(err, "-n does not apply to --replay");
+	free(out);
+	free(err);
+	assert_int_equal(run(cmd_top, &out, &err, 6, "top", "-b", "--sample", "1", "--replay", path), 2);
+	expect_in(err, "--sample does not apply to --replay");
+	free(out);
+	free(err);
+	assert_int_equal(run(cmd_top, &out, &err, 4, "top", "-b", "--sample", "6"), 2);
+	expect_in(err, "invalid --sample '6'");
 	free(out);
 	free(err);
 	/* -r, as the usage line says, and -R both reverse */

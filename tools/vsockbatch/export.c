@@ -49,6 +49,7 @@ struct export_opts {
 	const char *textfile;
 	double interval, duration;
 	enum vb_trace_mode mode;
+	uint32_t sample;	/* full mode's --sample (0: the default) */
 	bool ports;
 	unsigned int max_ports, port_age, threads;
 	long vsock_port;	/* -1: none */
@@ -59,7 +60,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "Usage: vsockbatch export [-l ADDR:PORT | --textfile DIR] [-i SECONDS]\n"
-"                         [-m light|full] [--ports [--max-ports N]\n"
+"                         [-m light|full] [-s N] [--ports [--max-ports N]\n"
 "                         [--port-age N]] [--vsock-port PORT] [-d SECONDS]\n"
 "\n"
 "Trace the vsock RX path for as long as it runs and serve the counts as\n"
@@ -79,6 +80,8 @@ static void usage(FILE *f)
 "  -m, --mode MODE         light (default where the kernel has the rx_batch\n"
 "                          event), full (+ function hooks: window times,\n"
 "                          data-ready latency, reader waits) or auto\n"
+"  -s, --sample N          full mode: time 1 window in N, a power of two\n"
+"                          (default %d; 1: every window); counts stay exact\n"
 "      --ports             also per destination port series (label port)\n"
 "      --max-ports N       at most N ports with series of their own\n"
 "                          (default %d, at most %d); the rest: port=\"other\"\n"
@@ -94,7 +97,7 @@ static void usage(FILE *f)
 "SIGINT, SIGTERM or SIGHUP detach the tracer and exit 0.  Needs root.\n"
 "Exit status: 0 done, 1 runtime failure, 2 bad usage (also: the listen\n"
 "address is in use).\n",
-		VB_PROM_PORTS_DEFAULT, VB_PROM_PORTS_MAX);
+		VB_SAMPLE_DEFAULT, VB_PROM_PORTS_DEFAULT, VB_PROM_PORTS_MAX);
 }
 
 static int parse_uint(const char *opt, const char *arg, unsigned long lo,
@@ -138,6 +141,7 @@ static int parse_args(int argc, char **argv, struct export_opts *o)
 		{ "textfile", required_argument, NULL, OPT_TEXTFILE },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "mode", required_argument, NULL, 'm' },
+		{ "sample", required_argument, NULL, 's' },
 		{ "ports", no_argument, NULL, OPT_PORTS },
 		{ "max-ports", required_argument, NULL, OPT_MAX_PORTS },
 		{ "port-age", required_argument, NULL, OPT_PORT_AGE },
@@ -161,7 +165,7 @@ static int parse_args(int argc, char **argv, struct export_opts *o)
 	o->vsock_port = -1;
 	optind = 1;
 	opterr = 0;	/* one line of our own instead of getopt's */
-	while (!e && (opt = getopt_long(argc, argv, "l:i:m:d:vh", longopts,
+	while (!e && (opt = getopt_long(argc, argv, "l:i:m:s:d:vh", longopts,
 					NULL)) != -1) {
 		switch (opt) {
 		case 'l':
@@ -181,6 +185,13 @@ static int parse_args(int argc, char **argv, struct export_opts *o)
 			if (vb_trace_mode_parse(optarg, &o->mode)) {
 				fprintf(stderr, "vsockbatch export: unknown mode '%s' (light, full or auto)\n",
 					optarg);
+				e = VB_EXIT_USAGE;
+			}
+			break;
+		case 's':
+			if (vb_sample_parse(optarg, &o->sample)) {
+				fprintf(stderr, "vsockbatch export: invalid --sample '%s' (a power of two, 1 .. %d)\n",
+					optarg, VB_SAMPLE_MAX);
 				e = VB_EXIT_USAGE;
 			}
 			break;
@@ -450,6 +461,7 @@ int cmd_export(int argc, char **argv)
 	/* a client that hangs up mid-page must not end the exporter */
 	signal(SIGPIPE, SIG_IGN);
 	vb_libbpf_verbose(x->o.verbose);
+	x->tracer.sample = x->o.sample;
 	e = vb_tracer_start(&x->tracer, x->o.mode, &exiting,
 			    isatty(STDERR_FILENO), err, sizeof(err));
 	if (e) {
@@ -468,6 +480,7 @@ int cmd_export(int argc, char **argv)
 		 x->r.kernel_release);
 	x->work.kernel = x->r.mode;
 	x->work.trace = x->r.trace;
+	x->work.time_sample = x->r.self.sample;
 	x->work.rx_batch_event = x->tracer.attached[VB_HOOK_RX_BATCH_BTF] ||
 				 x->tracer.attached[VB_HOOK_RX_BATCH_TP];
 	x->work.pkt_event = x->tracer.attached[VB_HOOK_RECV_PKT_BTF] ||

@@ -347,6 +347,13 @@ static void tracer_families(struct out *o)
 	       "1: full mode (vsock function hooks), 0: light mode (the two vsock tracepoints).");
 	fprintf(o->f, "vsockbatch_tracer_full_mode %d\n",
 		avail(s, NEED_FULL) ? 1 : 0);
+	/* the window-time histograms are this sample of the windows */
+	if (avail(s, NEED_FULL) && s->time_sample) {
+		family(o, "tracer_time_sample", T_GAUGE,
+		       "Full mode times 1 window in this many (--sample): the window and data-ready latency histograms are that sample; counts are exact.");
+		fprintf(o->f, "vsockbatch_tracer_time_sample %u\n",
+			s->time_sample);
+	}
 	if (s->kernel != VB_MODE_UNKNOWN) {
 		family(o, "kernel_batched", T_GAUGE,
 		       "1: the kernel batches vsock RX (the series), 0: baseline.");

@@ -41,6 +41,7 @@ struct vb_prom_snap {
 	char kernel_release[128];
 	enum vb_kernel_mode kernel;
 	enum vb_trace_mode trace;
+	uint32_t time_sample;	/* full mode: 1 window in this many timed */
 	/*
 	 * The series' rx_batch event is attached: run-end reasons, hold
 	 * times and write-space are measured (a batched kernel without it,

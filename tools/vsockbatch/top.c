@@ -46,6 +46,7 @@ struct top_opts {
 	long count;		/* frames in -b/--json mode, 0 = forever */
 	bool batch, json, verbose;
 	const char *replay;
+	uint32_t sample;	/* full mode's --sample (0: the default) */
 	enum vb_top_sort sort;
 	bool reverse;
 	uint32_t cpus[VB_MAX_CPUS];
@@ -93,7 +94,7 @@ static uint64_t unix_ns(void)
 static void usage(FILE *f)
 {
 	fprintf(f,
-"Usage: vsockbatch top [-i SECONDS] [-s KEY] [-r] [-C CPUS]\n"
+"Usage: vsockbatch top [-i SECONDS] [-s KEY] [-r] [-C CPUS] [--sample N]\n"
 "                      [-b|--json [-n COUNT]]\n"
 "       vsockbatch top --replay FILE [-s KEY] [-r] [-b|--json]\n"
 "       vsockbatch-top ...\n"
@@ -108,6 +109,9 @@ static void usage(FILE *f)
 "  -s, --sort KEY          pkts | mb | batches | len | hold | deferred\n"
 "  -r, -R, --reverse       ascending order\n"
 "  -C, --cpus CPUS         CPUs whose cost is counted (default: online)\n"
+"      --sample N          full mode (kernels without the series' event):\n"
+"                          time 1 window in N, a power of two (default %d;\n"
+"                          1: every window); counts stay exact\n"
 "  -b, --batch             plain text frames, each headed by its time\n"
 "  -j, --json              one JSON object per frame (JSON Lines)\n"
 "  -n, --count N           stop after N frames (-b/--json)\n"
@@ -121,7 +125,7 @@ static void usage(FILE *f)
 "space pauses, h or ? help, q (or Ctrl-C) quits.  Live mode needs root.\n"
 "At 80 columns or less some flow columns are left out, in this order:\n"
 "BATCH/s, MAXB, MB/s, PKTS/s, HOLD, PKT/B (never the sort column,\n"
-"SRC, DST, DR/B or %%DEF).\n");
+"SRC, DST, DR/B or %%DEF).\n", VB_SAMPLE_DEFAULT);
 }
 
 static int parse_sort(const char *s, enum vb_top_sort *k)
@@ -141,7 +145,7 @@ static int parse_sort(const char *s, enum vb_top_sort *k)
 
 static int parse_args(int argc, char **argv, struct top_opts *o)
 {
-	enum { OPT_REPLAY = 1000 };
+	enum { OPT_REPLAY = 1000, OPT_SAMPLE };
 	static const struct option longopts[] = {
 		{ "interval", required_argument, NULL, 'i' },
 		{ "sort", required_argument, NULL, 's' },
@@ -151,6 +155,7 @@ static int parse_args(int argc, char **argv, struct top_opts *o)
 		{ "json", no_argument, NULL, 'j' },
 		{ "count", required_argument, NULL, 'n' },
 		{ "replay", required_argument, NULL, OPT_REPLAY },
+		{ "sample", required_argument, NULL, OPT_SAMPLE },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -213,6 +218,13 @@ static int parse_args(int argc, char **argv, struct top_opts *o)
 		case OPT_REPLAY:
 			o->replay = optarg;
 			break;
+		case OPT_SAMPLE:
+			if (vb_sample_parse(optarg, &o->sample)) {
+				fprintf(stderr, "vsockbatch top: invalid --sample '%s' (a power of two, 1 .. %d)\n",
+					optarg, VB_SAMPLE_MAX);
+				return VB_EXIT_USAGE;
+			}
+			break;
 		case 'v':
 			o->verbose = true;
 			break;
@@ -239,9 +251,11 @@ static int parse_args(int argc, char **argv, struct top_opts *o)
 		return VB_EXIT_USAGE;
 	}
 	/* a replay is one frame of the whole recording, its cost as recorded */
-	if (o->replay && (o->interval_set || o->ncpus || o->count)) {
+	if (o->replay && (o->interval_set || o->ncpus || o->count ||
+			  o->sample)) {
 		fprintf(stderr, "vsockbatch top: %s does not apply to --replay (one frame of the whole recording, CPU cost as recorded)\n",
-			o->interval_set ? "-i" : o->ncpus ? "-C" : "-n");
+			o->interval_set ? "-i" : o->ncpus ? "-C" :
+			o->count ? "-n" : "--sample");
 		return VB_EXIT_USAGE;
 	}
 	return 0;
@@ -257,6 +271,7 @@ static int delta_results(struct vb_results *d, const struct vb_results *cur,
 
 	d->mode = cur->mode;
 	d->trace = cur->trace;
+	d->self.sample = cur->self.sample;
 	snprintf(d->kernel_release, sizeof(d->kernel_release), "%s",
 		 cur->kernel_release);
 	d->cost.unit = cur->cost.unit;
@@ -319,6 +334,7 @@ static int live_start(struct live *l, struct top_opts *o)
 		}
 	}
 	vb_libbpf_verbose(o->verbose);
+	l->tracer.sample = o->sample;
 	if (vb_tracer_start(&l->tracer, VB_TRACE_AUTO, &exiting,
 			    isatty(STDERR_FILENO), err, sizeof(err))) {
 		fprintf(stderr, "vsockbatch top: %s\n", err);

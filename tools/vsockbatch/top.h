@@ -42,6 +42,7 @@ struct vb_top_frame {
 	enum vb_kernel_mode mode;
 	char kernel[128];
 	enum vb_trace_mode trace;
+	uint32_t time_sample;		/* full mode: 1 window in this many timed */
 	struct vb_top_row total;	/* key unused */
 	uint64_t map_full;		/* windows of flows the map had no room for */
 	size_t nflows_tracked;		/* flows in the table (live: this interval) */

@@ -58,6 +58,7 @@ int vb_top_frame_build(struct vb_top_frame *f, const struct vb_results *d,
 	f->interval_s = interval_s;
 	f->mode = d->mode;
 	f->trace = d->trace;
+	f->time_sample = d->self.sample;
 	snprintf(f->kernel, sizeof(f->kernel), "%s", d->kernel_release);
 	fill_row(&f->total, &d->totals, d->trace, interval_s, false);
 	f->map_full = d->totals.cnt[VB_C_MAP_FULL];
@@ -495,6 +496,9 @@ void vb_top_print_json(FILE *out, const struct vb_top_frame *f)
 	json_object_set_new(root, "kernel", json_string(f->kernel));
 	json_object_set_new(root, "mode", json_string(vb_mode_name(f->mode)));
 	json_object_set_new(root, "trace_mode", json_string(vb_trace_mode_name(f->trace)));
+	/* full mode's window times are 1 window in this many (--sample) */
+	json_object_set_new(root, "time_sample", f->trace == VB_TRACE_LIGHT ? json_null()
+			    : json_integer(f->time_sample));
 	json_object_set_new(root, "map_full", json_integer((json_int_t)f->map_full));
 	json_object_set_new(root, "flows_tracked", json_integer((json_int_t)f->nflows_tracked));
 	json_object_set_new(root, "total", row_json(&f->total, false));
