@@ -90,6 +90,17 @@ static void test_lookup(void **state)
 	     "6.12.118+deb12-cloud-amd64", "64", &b);
 	assert_true(b.measured);
 	assert_string_equal(b.kernel, "debian-6.12");
+	/*
+	 * Debian's 6.1: its own cell, measured on one vCPU (the name says
+	 * so); the one-vCPU reference of 6.12 never stands in for 6.12
+	 */
+	look(VB_TRACE_LIGHT, VB_MODE_BASELINE, 1, false,
+	     "6.1.0-57-cloud-amd64", "64", &b);
+	assert_true(b.measured);
+	assert_string_equal(b.kernel, "debian-6.1-1cpu");
+	look(VB_TRACE_FULL, VB_MODE_BASELINE, 8, false,
+	     "6.12.118+deb12-cloud-amd64", "64", &b);
+	assert_string_equal(b.kernel, "debian-6.12");
 	/* Debian's 7.2, not in the set: the nearest (7.2), marked "?" */
 	look(VB_TRACE_FULL, VB_MODE_BASELINE, 8, false,
 	     "7.2.13+deb14-cloud-amd64", "64", &b);
