@@ -36,9 +36,10 @@
 # (under -icount Debian 6.1 stops at SMP bring-up with 2, so plain
 # debian-6.1 is refused), and any other kernel on one vCPU, the
 # reference for what one vCPU changes.  The tool's table takes a -1cpu
-# row only for a kernel the set has no 2-vCPU row of.  Exclusion rule, fixed before the runs and written to the
-# manifest: a boot whose guest script failed, or a step without its
-# marks, is dropped whole; nothing else is.
+# row only for a kernel the set has no 2-vCPU row of.  Exclusion rule,
+# fixed before the runs and written to the manifest: a boot whose guest
+# script failed, or a step without its marks, is dropped whole; nothing
+# else is.
 #
 # Output (default results/<UTC date>-tracer-cost/): per kernel and boot
 # the run (packed into raw.tar.xz at the end); steps.tsv (one row per

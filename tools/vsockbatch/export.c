@@ -189,11 +189,8 @@ static int parse_args(int argc, char **argv, struct export_opts *o)
 			}
 			break;
 		case 's':
-			if (vb_sample_parse(optarg, &o->sample)) {
-				fprintf(stderr, "vsockbatch export: invalid --sample '%s' (a power of two, 1 .. %d)\n",
-					optarg, VB_SAMPLE_MAX);
+			if (vb_sample_parse("export", optarg, &o->sample))
 				e = VB_EXIT_USAGE;
-			}
 			break;
 		case OPT_PORTS:
 			o->ports = true;

@@ -424,9 +424,7 @@ int cmd_record(int argc, char **argv)
 			}
 			break;
 		case 's':
-			if (vb_sample_parse(optarg, &tracer.sample)) {
-				fprintf(stderr, "vsockbatch record: invalid --sample '%s' (a power of two, 1 .. %d)\n",
-					optarg, VB_SAMPLE_MAX);
+			if (vb_sample_parse("record", optarg, &tracer.sample)) {
 				ret = VB_EXIT_USAGE;
 				goto out;
 			}

@@ -219,11 +219,8 @@ static int parse_args(int argc, char **argv, struct top_opts *o)
 			o->replay = optarg;
 			break;
 		case OPT_SAMPLE:
-			if (vb_sample_parse(optarg, &o->sample)) {
-				fprintf(stderr, "vsockbatch top: invalid --sample '%s' (a power of two, 1 .. %d)\n",
-					optarg, VB_SAMPLE_MAX);
+			if (vb_sample_parse("top", optarg, &o->sample))
 				return VB_EXIT_USAGE;
-			}
 			break;
 		case 'v':
 			o->verbose = true;

@@ -337,7 +337,7 @@ bool vb_tracer_kprobes(const struct vb_tracer *t)
 	return false;
 }
 
-int vb_sample_parse(const char *s, uint32_t *out)
+int vb_sample_parse(const char *cmd, const char *s, uint32_t *out)
 {
 	char *end;
 	unsigned long v;
@@ -345,8 +345,11 @@ int vb_sample_parse(const char *s, uint32_t *out)
 	errno = 0;
 	v = strtoul(s, &end, 10);
 	if (errno || end == s || *end || *s == '-' || !v ||
-	    v > VB_SAMPLE_MAX || (v & (v - 1)))
+	    v > VB_SAMPLE_MAX || (v & (v - 1))) {
+		fprintf(stderr, "vsockbatch %s: invalid --sample '%s' (a power of two, 1 .. %d)\n",
+			cmd, s, VB_SAMPLE_MAX);
 		return -EINVAL;
+	}
 	*out = (uint32_t)v;
 	return 0;
 }

@@ -31,8 +31,11 @@ struct vb_tracer {
 	uint32_t sample;
 };
 
-/* "N" for --sample: a power of two in 1..VB_SAMPLE_MAX, else -EINVAL. */
-int vb_sample_parse(const char *s, uint32_t *out);
+/*
+ * "N" for CMD's --sample: a power of two in 1..VB_SAMPLE_MAX, else
+ * -EINVAL after one line on stderr saying so.
+ */
+int vb_sample_parse(const char *cmd, const char *s, uint32_t *out);
 
 /* libbpf messages: warnings only with verbose. */
 void vb_libbpf_verbose(bool verbose);
