@@ -147,10 +147,23 @@ else
 	wait "$backend"; brc=$?
 	[ "$brc" = 0 ] || fail "back-end exit status $brc"
 fi
-wait "$hrecv"; hrc=$?
-wait "$hrecv1" || fail "host receiver 5001 (guest->host, 64 B writes): $(tail -n 1 "$OUTDIR/host-recv-5001.txt")"
-wait "$hrecv2" || fail "host receiver 5002 (guest->host, 64 KiB writes): $(tail -n 1 "$OUTDIR/host-recv-5002.txt")"
-wait "$hrecv3" || fail "host receiver 5003 (aborted after 1 MiB): $(tail -n 1 "$OUTDIR/host-recv-5003.txt")"
+# recv_wait PID OUT: a host receiver's exit status.  QEMU is gone, so
+# one still listening 10 s on never gets its bytes (a guest that failed
+# before connecting): killed, a line saying so in OUT, status 1 -- not a
+# wait without end.
+recv_wait() {
+	for _ in $(seq 100); do kill -0 "$1" 2>/dev/null || break; sleep 0.1; done
+	if kill "$1" 2>/dev/null; then
+		wait "$1" 2>/dev/null
+		echo "still listening 10 s after QEMU exited: killed" >>"$2"
+		return 1
+	fi
+	wait "$1"
+}
+recv_wait "$hrecv" "$OUTDIR/host-recv-5000.txt"; hrc=$?
+recv_wait "$hrecv1" "$OUTDIR/host-recv-5001.txt" || fail "host receiver 5001 (guest->host, 64 B writes): $(tail -n 1 "$OUTDIR/host-recv-5001.txt")"
+recv_wait "$hrecv2" "$OUTDIR/host-recv-5002.txt" || fail "host receiver 5002 (guest->host, 64 KiB writes): $(tail -n 1 "$OUTDIR/host-recv-5002.txt")"
+recv_wait "$hrecv3" "$OUTDIR/host-recv-5003.txt" || fail "host receiver 5003 (aborted after 1 MiB): $(tail -n 1 "$OUTDIR/host-recv-5003.txt")"
 
 splat='Kernel panic|Oops|BUG:|WARNING:|circular locking|recursive locking'
 splat+='|inconsistent lock state|general protection fault|soft lockup'
