@@ -14,7 +14,7 @@
  * code either.  Costs per level, measured: scripts/tracer-cost.sh.
  *
  * light, kernels with the series' rx_batch event (the default there):
- *   that event alone, once per run: 1 program, 2 per-CPU array lookups
+ *   that event alone, once per run: 1 program, 1 per-CPU array lookup
  *   (inlined); the run's counters wait in the CPU's slot (lpend): 1
  *   flow hash lookup per 16 runs of a flow or a change of flow (+ 1
  *   update the first time a flow is seen); the reader drains the slots
@@ -207,6 +207,8 @@ struct {
  * what it reads is exact.  `busy` is set while rx_batch counts into the
  * slot: the drain runs on the slot's CPU in an IPI, which may interrupt
  * it there, and then leaves the slot alone (the reader tries again).
+ * The slot is the tail of the CPU's stats value (vb_stats.held): one
+ * lookup per run finds both.
  */
 struct vb_lpend {
 	__u32 busy;
@@ -218,12 +220,14 @@ struct vb_lpend {
 	__u64 cnt[VB_FC_NR];
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct vb_lpend);
-} lpend SEC(".maps");
+_Static_assert(sizeof(struct vb_lpend) <=
+	       sizeof(((struct vb_stats *)0)->held),
+	       "vb_stats.held holds a vb_lpend");
+
+static __always_inline struct vb_lpend *held_runs(struct vb_stats *s)
+{
+	return (struct vb_lpend *)s->held;
+}
 
 /*
  * Set by the loader when the drain cannot run (no BPF_PROG_TEST_RUN on
@@ -779,14 +783,14 @@ static __always_inline int rx_batch_held(__u64 *ctx)
 	struct vb_lpend *p;
 	struct vb_stats *s;
 	__u64 src, dst;
-	__u32 zero = 0, pkts;
+	__u32 pkts;
 
 	if (!enabled)
 		return 0;
 	s = cpu_stats();
-	p = bpf_map_lookup_elem(&lpend, &zero);
-	if (!s || !p)
+	if (!s)
 		return 0;
+	p = held_runs(s);
 	pkts = (__u32)ctx[5];
 	s->cnt[VB_C_PKTS] += pkts;
 	s->cnt[VB_C_BYTES] += (__u32)ctx[6];
@@ -849,12 +853,11 @@ int lpend_drain(void *ctx)
 {
 	struct vb_lpend *p;
 	struct vb_stats *s;
-	__u32 zero = 0;
 
-	p = bpf_map_lookup_elem(&lpend, &zero);
 	s = cpu_stats();
-	if (!p || !s)
+	if (!s)
 		return 0;
+	p = held_runs(s);
 	if (p->busy)
 		return 1;
 	if (p->n)

@@ -174,15 +174,22 @@ struct vb_flow_stats {
 	__u64 cnt[VB_FC_NR];
 };
 
+/* Words of vb_stats.held: 2 for flags, 2 for a flow key, the counters. */
+#define VB_HELD_WORDS		(4 + VB_FC_NR)
+
 /*
  * The per-CPU `stats` slot.  cnt[0 .. VB_FC_NR) holds the windows of
  * flows that did not fit the flow map ("other flows"), the rest the
- * per-CPU counters.
+ * per-CPU counters.  `held` is the BPF side's own: light mode's runs not
+ * yet added to their flow (struct vb_lpend in bpf/vsockbatch.bpf.c),
+ * kept here so that the per-run program makes one map lookup, not two;
+ * user space never reads it.
  */
 struct vb_stats {
 	__u64 cnt[VB_C_NR];
 	struct vb_hist hist[VB_H_LOG2_NR];
 	struct vb_lhist lhist[VB_H_LIN_NR];
+	__u64 held[VB_HELD_WORDS];
 };
 
 /* Flow = packet source -> destination as the recv_pkt tracepoint sees it. */
