@@ -158,7 +158,22 @@ cleanup() {
 trap cleanup EXIT
 # -N: the namespace first, so /init is told the guest's address
 nsexec=()
+# A runner killed by SIGKILL (or a machine reset) cannot run its trap:
+# its namespace and tap stay behind.  A namespace is named after its
+# runner's PID, so one whose PID is gone, or no longer a guest-run.sh,
+# is stale; removing it here keeps leaks from piling up.
+reap_stale_netns() {
+	local n pid
+	for n in $(ip netns list 2>/dev/null | sed -n 's/^\(vb-guest-[0-9]*\).*/\1/p'); do
+		pid=${n#vb-guest-}
+		[ "$pid" = $$ ] && continue
+		grep -qs guest-run.sh "/proc/$pid/cmdline" && continue
+		ip netns del "$n" 2>/dev/null &&
+			echo "${0##*/}: -N: removed $n, left by a runner that is gone" >&2
+	done
+}
 if [ "$NET" = 1 ]; then
+	reap_stale_netns
 	netns=vb-guest-$$
 	if ! ip netns add "$netns" 2>"$work/netns.err"; then
 		netns=

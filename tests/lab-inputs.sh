@@ -308,6 +308,35 @@ chmod +x "$tmp/noip/ip"
 expect "guest-run -N without network namespaces" 1 "-N: cannot create a network namespace: mount" \
 	env PATH="$tmp/noip:$PATH" "$ROOT/scripts/guest-run.sh" -k baseline -N -t 20 \
 	"$ROOT/tests/guest/vsock_test.sh"
+# -N removes the namespace of a runner that is gone (killed by SIGKILL
+# or a reset: no trap ran) and keeps a live runner's; the fake `ip`
+# lists both, logs what it is asked to delete, then refuses the new one
+sh -c 'exit 0' & deadpid=$!
+wait $deadpid
+bash -c 'sleep 60; :' guest-run.sh </dev/null >/dev/null 2>&1 & livepid=$!
+mkdir -p "$tmp/staleip"
+cat >"$tmp/staleip/ip" <<EOS
+#!/bin/sh
+case "\$1 \$2" in
+"netns list") echo "vb-guest-$deadpid"; echo "vb-guest-$$ (id: 3)"; echo "vb-guest-$livepid" ;;
+"netns del") echo "\$3" >>"$tmp/staleip/deleted" ;;
+*) echo "RTNETLINK answers: Operation not permitted" >&2; exit 1 ;;
+esac
+EOS
+chmod +x "$tmp/staleip/ip"
+expect "guest-run -N removes a dead runner's namespace" 1 "-N: removed vb-guest-$deadpid, left by a runner that is gone" \
+	env PATH="$tmp/staleip:$PATH" "$ROOT/scripts/guest-run.sh" -k baseline -N -t 20 \
+	"$ROOT/tests/guest/vsock_test.sh"
+# this shell is not a guest-run.sh, so its "namespace" counts as stale
+# too; the live "guest-run.sh" keeps its own
+if [ "$(sort "$tmp/staleip/deleted" 2>/dev/null | tr '\n' ' ')" = "$(printf '%s\n' "vb-guest-$deadpid" "vb-guest-$$" | sort | tr '\n' ' ')" ]; then
+	echo "ok: guest-run -N deletes exactly the stale namespaces"
+	passed=$((passed + 1))
+else
+	echo "FAIL: guest-run -N deleted: $(tr '\n' ' ' <"$tmp/staleip/deleted" 2>/dev/null)"
+	failed=$((failed + 1))
+fi
+kill $livepid 2>/dev/null
 mkdir -p "$tmp/notaset"
 echo '{"format":"something-else"}' >"$tmp/notaset/summary.json"
 expect "compare-sets: not a summary" 1 "notaset/summary.json: not a vsockbatch experiment summary" \
