@@ -163,8 +163,11 @@ timed=$(metric "$j" timed_windows)
 say "timed windows $timed of $batches (--sample 8)"
 # 1 in 8 per CPU slot; control windows advance the count too, and a slot
 # taken by another task starts again at a timed window: about 1/8 (2058
-# of 16384 on baseline-7.2, make check 2026-12-03)
-check "${timed:-0} >= ${batches:-0} / 8 * 0.9 - 8 && ${timed:-0} <= ${batches:-0} / 8 * 1.1 + 8" \
+# of 16384 on baseline-7.2, make check 2026-12-03), more where runs are
+# long and windows few (patched-7.2, 2026-12-06: 161 of 1171, 221 of
+# 1613, 247 of 1655, the last over the old bound of 1.1/8 + 8).  1 in 4
+# or in 1 would still fail.
+check "${timed:-0} >= ${batches:-0} / 8 * 0.9 - 8 && ${timed:-0} <= ${batches:-0} / 8 * 1.3 + 8" \
 	"--sample 8 (default): about 1 window in 8 timed"
 grep -q '"time_sample": 8' "$out/tracer.json" || fail "tracer.json does not say --sample 8"
 say "pkts=$pkts rw=$rw batches=$batches mean=$mean max=$max deferred=$defer% dr_in=$drin dr_after=$drafter lookups/pkt=$lookups window=$window"
