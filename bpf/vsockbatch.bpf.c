@@ -14,13 +14,13 @@
  * code either.  Costs per level, measured: scripts/tracer-cost.sh.
  *
  * light, kernels with the series' rx_batch event (the default there):
- *   that event alone, once per run: 1 program, 1 per-CPU array lookup
- *   (inlined); the run's counters wait in the CPU's slot (lpend): 1
- *   flow hash lookup per 16 runs of a flow or a change of flow (+ 1
- *   update the first time a flow is seen); the reader drains the slots
- *   before each read (lpend_drain).  The run's pkts and bytes are the
- *   packet counts: control packets and packets outside runs are not
- *   seen.
+ *   that event alone, once per run: 1 program (rx_batch_held), 1
+ *   per-CPU array lookup (inlined); the run's counters wait in the
+ *   CPU's slot (lpend): 1 flow hash lookup per change of flow or
+ *   drain (+ 1 update the first time a flow is seen); the
+ *   reader drains the slots before each read (lpend_drain).  The run's
+ *   pkts and bytes are the packet counts, added at the drain: control
+ *   packets and packets outside runs are not seen.
  * light, stock kernels: the recv_pkt event alone, per packet: 1 program,
  *   1 per-CPU array lookup; it reads only the packet's len and op.
  *
@@ -200,11 +200,12 @@ struct {
 /*
  * Light mode on the series' kernels: the runs of the flow this CPU saw
  * last, not yet added to its flow's entry -- one flow-hash lookup per
- * VB_PEND_MAX runs of a flow (or a change of flow) instead of one per
- * run, which was a third of the level's cost at 64 B (hash, lookup and
- * key compare: 28 of 88 instructions per packet).  The reader drains
- * every CPU's slot before it reads the flow map (lpend_drain below), so
- * what it reads is exact.  `busy` is set while rx_batch counts into the
+ * change of flow (or drain) instead of one per run, which was a third of
+ * the level's cost at 64 B (hash, lookup and key compare: 28 of 88
+ * instructions per packet).  No bound on the runs held: the reader
+ * drains every CPU's slot before it reads the flow map (lpend_drain
+ * below), so what it reads is exact however many wait (the bound of 16
+ * that full mode's windows keep cost a flush per 16 runs).  `busy` is set while rx_batch counts into the
  * slot: the drain runs on the slot's CPU in an IPI, which may interrupt
  * it there, and then leaves the slot alone (the reader tries again).
  * The slot is the tail of the CPU's stats value (vb_stats.held): one
@@ -213,10 +214,7 @@ struct {
 struct vb_lpend {
 	__u32 busy;
 	__u32 n;		/* runs held */
-	union {
-		struct vb_flow_key key;
-		__u64 kw[2];	/* the key as two words: 2 compares, 2 stores */
-	};
+	struct vb_flow_key key;
 	__u64 cnt[VB_FC_NR];
 };
 
@@ -228,12 +226,6 @@ static __always_inline struct vb_lpend *held_runs(struct vb_stats *s)
 {
 	return (struct vb_lpend *)s->held;
 }
-
-/*
- * Set by the loader when the drain cannot run (no BPF_PROG_TEST_RUN on
- * a chosen CPU): light mode then counts straight into the flow map.
- */
-volatile bool lpend_off;
 
 static __always_inline struct vb_stats *cpu_stats(void)
 {
@@ -274,7 +266,8 @@ static __always_inline void hist_add(struct vb_stats *s, int h, __u64 v)
 
 static __always_inline void lhist_add(struct vb_stats *s, int h, __u64 v)
 {
-	__u32 i = v < VB_LIN_SLOTS - 1 ? (__u32)v : VB_LIN_SLOTS - 1;
+	/* 64-bit: a 32-bit index costs a zero-extension (shift pair) */
+	__u64 i = v < VB_LIN_SLOTS - 1 ? v : VB_LIN_SLOTS - 1;
 
 	/* keep the mask past clang: the bound the verifier sees (6.1) */
 	barrier_var(i);
@@ -370,9 +363,19 @@ static __always_inline void pend_flush(struct vb_task *t, struct vb_stats *s)
 	t->pn = 0;
 }
 
-/* The runs a light slot holds into their flow's entry. */
+/*
+ * The runs a light slot holds into their flow's entry.  Light mode has
+ * no per-packet event: the CPU's packet counters are the runs' data
+ * packets, added here, per flush, rather than per run.  The reader
+ * drains before it reads them, so they are exact when read.
+ */
 static __always_inline void lpend_flush(struct vb_lpend *p, struct vb_stats *s)
 {
+	__u64 pkts = p->cnt[VB_FC_BATCH_PKTS];
+
+	s->cnt[VB_C_PKTS] += pkts;
+	s->cnt[VB_C_RW_PKTS] += pkts;
+	s->cnt[VB_C_BYTES] += p->cnt[VB_FC_BATCH_BYTES];
 	held_add(flow_cnt(s, &p->key), p->cnt, true);
 	p->n = 0;
 }
@@ -717,7 +720,7 @@ static __always_inline void count_run(struct vb_stats *s, __u64 *fc,
 
 /*
  * Full mode, the classic event, and light mode where the held runs
- * cannot be drained (lpend_off): one flow-hash lookup per run.
+ * cannot be drained (rx_batch_btf): one flow-hash lookup per run.
  */
 static __always_inline int on_rx_batch(const void *skaddr,
 				       __u32 src_cid, __u32 src_port,
@@ -772,18 +775,55 @@ static __always_inline int on_rx_batch(const void *skaddr,
 }
 
 /*
- * Light mode through tp_btf: the run goes to this CPU's slot (struct
- * vb_lpend).  The arguments (skaddr, src_cid, src_port, dst_cid,
+ * A run into a light slot's held counters (fc), the arguments read from
+ * ctx as u64: tp_btf passes each one zero-extended (the kernel's
+ * __CAST_TO_U64), so pkts, bytes and the two bools need no truncation
+ * (each (__u32) cast costs a shift pair), a bool is 0 or 1 and the __u8
+ * reason at most 255; the bound keeps the index inside the counters.
+ */
+_Static_assert(VB_FC_KB_R_QUEUE + VB_KB_REASON_NR == VB_FC_KB_R_OTHER,
+	       "an unknown end reason counts as OTHER");
+
+static __always_inline void held_run(struct vb_stats *s, __u64 *fc,
+				     const __u64 *ctx)
+{
+	__u64 pkts = ctx[5], bytes = ctx[6], hold = ctx[7];
+	__u64 rc = ctx[8];
+
+	fc[VB_FC_BATCHES]++;
+	fc[VB_FC_BATCH_PKTS] += pkts;
+	fc[VB_FC_BATCH_BYTES] += bytes;
+	if (pkts > fc[VB_FC_BATCH_MAX])
+		fc[VB_FC_BATCH_MAX] = pkts;
+	fc[VB_FC_KB_HOLD_NS] += hold;
+	fc[VB_FC_KB_WRITE_SPACE] += ctx[9];
+	fc[VB_FC_DR_AFTER] += ctx[10];
+	if (rc > VB_KB_REASON_NR)
+		rc = VB_KB_REASON_NR;
+	fc[VB_FC_KB_R_QUEUE + rc]++;
+	lhist_add(s, VB_H_BATCH_PKTS, pkts);
+	hist_add(s, VB_H_BATCH_BYTES, bytes);
+	hist_add(s, VB_H_KB_HOLD_NS, hold);
+}
+
+/*
+ * Light mode on the series' kernels: the run goes to this CPU's slot
+ * (struct vb_lpend), drained by the reader (lpend_drain).  Attached
+ * only where the drain runs (tools/vsockbatch/lpend.c); elsewhere light
+ * mode attaches rx_batch_btf.  No mode flag is tested: loaded in light
+ * mode only.  The arguments (skaddr, src_cid, src_port, dst_cid,
  * dst_port, pkts, bytes, hold_ns, reason, write_space, data_ready) are
  * read from ctx where they are used: loaded all at entry, as BPF_PROG
- * does, they were spilled to the stack around the two map lookups.
+ * does, they were spilled to the stack around the map lookup.  The key
+ * is compared field by field, the peer's port first (the field that
+ * tells a guest's flows apart), and stored only when a hold starts.
  */
-static __always_inline int rx_batch_held(__u64 *ctx)
+SEC("tp_btf/virtio_transport_rx_batch")
+int rx_batch_held(__u64 *ctx)
 {
 	struct vb_lpend *p;
 	struct vb_stats *s;
-	__u64 src, dst;
-	__u32 pkts;
+	__u32 n;
 
 	if (!enabled)
 		return 0;
@@ -791,43 +831,36 @@ static __always_inline int rx_batch_held(__u64 *ctx)
 	if (!s)
 		return 0;
 	p = held_runs(s);
-	pkts = (__u32)ctx[5];
-	s->cnt[VB_C_PKTS] += pkts;
-	s->cnt[VB_C_BYTES] += (__u32)ctx[6];
-	s->cnt[VB_C_RW_PKTS] += pkts;
-	/* struct vb_flow_key as two words, as the union in vb_lpend */
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	src = (__u64)(__u32)ctx[2] << 32 | (__u32)ctx[1];
-	dst = (__u64)(__u32)ctx[4] << 32 | (__u32)ctx[3];
-#else
-	src = (__u64)(__u32)ctx[1] << 32 | (__u32)ctx[2];
-	dst = (__u64)(__u32)ctx[3] << 32 | (__u32)ctx[4];
-#endif
 	p->busy = 1;
 	barrier();
-	if (p->n && (p->n >= VB_PEND_MAX || p->kw[0] != src || p->kw[1] != dst))
-		lpend_flush(p, s);
-	if (!p->n) {
-		p->kw[0] = src;
-		p->kw[1] = dst;
+	n = p->n;
+	if (!n || p->key.src_port != ctx[2] ||
+	    p->key.dst_port != ctx[4] || p->key.src_cid != ctx[1] ||
+	    p->key.dst_cid != ctx[3]) {
+		if (n)
+			lpend_flush(p, s);
+		p->key.src_cid = ctx[1];
+		p->key.src_port = ctx[2];
+		p->key.dst_cid = ctx[3];
+		p->key.dst_port = ctx[4];
+		n = 0;
 	}
-	p->n++;
-	count_run(s, p->cnt, pkts, (__u32)ctx[6], ctx[7], (__u8)ctx[8],
-		  (bool)ctx[9], (bool)ctx[10]);
+	p->n = n + 1;
+	held_run(s, p->cnt, ctx);
 	barrier();
 	p->busy = 0;
 	return 0;
 }
 
+/*
+ * Full mode where the classic event is missing, and light mode where the
+ * held runs cannot be drained: one flow-hash lookup per run.  tp_btf may
+ * not read a void * argument ("not a struct"): no socket here, so no RX
+ * queue sample; full mode prefers the classic event.
+ */
 SEC("tp_btf/virtio_transport_rx_batch")
 int rx_batch_btf(__u64 *ctx)
 {
-	if (!full_mode && !lpend_off)
-		return rx_batch_held(ctx);
-	/*
-	 * tp_btf may not read a void * argument ("not a struct"): no socket
-	 * here, so no RX queue sample; full mode uses the classic event.
-	 */
 	return on_rx_batch(NULL, (__u32)ctx[1], (__u32)ctx[2], (__u32)ctx[3],
 			   (__u32)ctx[4], (__u32)ctx[5], (__u32)ctx[6], ctx[7],
 			   (__u8)ctx[8], (bool)ctx[9], (bool)ctx[10]);

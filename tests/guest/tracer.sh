@@ -118,8 +118,11 @@ if [ "$kmode" = batched ] && [ $light = 0 ]; then
 	[ $fails -eq 0 ]
 	exit $?
 else
+	# and, on a batched kernel, light mode's per-run fallback beside it
 	vsockbatch record -m full -o "$out/tracer.json" $labels -- \
 		vsockbatch record -m light -o "$out/light.json" $labels -- \
+		env VSOCKBATCH_NO_HELD=1 \
+		vsockbatch record -m light -o "$out/light-perrun.json" $labels -- \
 		$TX --sender 1 --port "$port" --bytes 1M --buf-size 64 \
 		>"$out/tracer.tx" 2>"$out/tracer.err"
 fi
@@ -238,6 +241,16 @@ batched)
 	check "$(metric "$l" rw_pkts) == $(metric "$j" batch_pkts)" "light: data packets = full's packets in runs"
 	check "$(metric "$l" bytes) == $(metric "$j" batch_bytes)" "light: bytes = full's bytes in runs"
 	check "$(metric "$l" ctrl_pkts) == 0" "light: no control packet counted (no per-packet event)"
+	# the fallback (rx_batch_btf, a flow lookup per run) sees the same
+	grep -q "VSOCKBATCH_NO_HELD=1: light mode looks up the flow map per run" "$out/tracer.err" ||
+		fail "light: VSOCKBATCH_NO_HELD=1 did not choose the per-run path"
+	vsockbatch report --json "$out/light-perrun.json" >"$out/light-perrun-report.json" ||
+		fail "report --json light-perrun"
+	for k in batches batch_pkts batch_bytes batch_max dr_after kb_end_queue kb_end_pkts rw_pkts bytes; do
+		a=$(metric "$l" $k)
+		b=$(metric "$out/light-perrun-report.json" $k)
+		check "${a:-x} == ${b:-y}" "light: held and per-run paths agree on $k"
+	done
 	vsockbatch report -w "$out/light.json" | grep -q "data packets in runs.*control packets not seen" ||
 		fail "light report does not say control packets are not seen"
 	;;

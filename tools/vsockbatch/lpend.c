@@ -54,7 +54,8 @@ bool vb_lpend_setup(struct vsockbatch_bpf *skel)
 		return false;
 	/* nothing is held yet (not enabled): this only asks the kernel */
 	if (drain_cpu(fd, cpu < 0 ? 0 : (unsigned int)cpu, &rv)) {
-		skel->bss->lpend_off = true;
+		/* unloaded: vb_lpend_drain() then has nothing to run */
+		bpf_program__unload(skel->progs.lpend_drain);
 		return false;
 	}
 	return true;
@@ -66,7 +67,7 @@ int vb_lpend_drain(struct vsockbatch_bpf *skel, char *errbuf, size_t errlen)
 	int fd = drain_prog_fd(skel), n, i, k, err;
 	__u32 rv = 0;
 
-	if (fd < 0 || skel->bss->lpend_off)
+	if (fd < 0)
 		return 0;
 	n = vb_cpulist_online(online, VB_MAX_CPUS);
 	if (n <= 0) {

@@ -14,9 +14,10 @@ struct vsockbatch_bpf;
 
 /*
  * After load: can the drain run on a chosen CPU?  If not (a kernel
- * without BPF_PROG_TEST_RUN for raw_tp on a CPU), the programs are told
- * to count straight into the flow map.  Returns whether the slots are in
- * use.  A skeleton whose drain program is not loaded: false.
+ * without BPF_PROG_TEST_RUN for raw_tp on a CPU), the drain is unloaded
+ * and the caller attaches rx_batch_btf, which counts straight into the
+ * flow map, instead of rx_batch_held.  Returns whether the slots can be
+ * used.  A skeleton whose drain program is not loaded: false.
  */
 bool vb_lpend_setup(struct vsockbatch_bpf *skel);
 /*

@@ -654,6 +654,13 @@ bool vb_probe_forced_kprobe(void)
 	return e && !strcmp(e, "1");
 }
 
+bool vb_probe_no_held(void)
+{
+	const char *e = getenv("VSOCKBATCH_NO_HELD");
+
+	return e && !strcmp(e, "1");
+}
+
 void vb_probe_load(struct vb_probe *p, bool per_hook)
 {
 	const char *all[2 * VB_HOOK_NR];

@@ -104,6 +104,11 @@ int vb_probe_choose(struct vb_probe *p, enum vb_trace_mode want,
 void vb_probe_load(struct vb_probe *p, bool per_hook);
 /* VSOCKBATCH_FORCE_KPROBE=1: skip fentry/fexit where a kprobe twin exists. */
 bool vb_probe_forced_kprobe(void);
+/*
+ * VSOCKBATCH_NO_HELD=1: light mode on the series' kernels counts each run
+ * into the flow map (rx_batch_btf), as where the drain cannot run.
+ */
+bool vb_probe_no_held(void);
 /* The hook as it attaches: its label, or its twins' (klabel). */
 const char *vb_hook_label(const struct vb_probe *p, int hook);
 /* The program names the hook attaches with: progs[] or kprogs[]. */

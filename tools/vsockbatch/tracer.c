@@ -77,6 +77,20 @@ static bool uses_lpend(const struct vb_probe *p)
 	return p->trace == VB_TRACE_LIGHT && p->use[VB_HOOK_RX_BATCH_BTF];
 }
 
+/*
+ * The programs hook i attaches.  Light mode's rx_batch hook attaches
+ * rx_batch_held where the held runs can be drained (t->held), else
+ * rx_batch_btf, which looks up the flow map per run.
+ */
+static const char *const *hook_progs(const struct vb_tracer *t, int i)
+{
+	static const char *const held[2] = { "rx_batch_held", NULL };
+
+	if (i == VB_HOOK_RX_BATCH_BTF && t->held)
+		return held;
+	return vb_hook_progs(&t->probe, i);
+}
+
 /* Detach and free what one attempt left. */
 static void teardown(struct vb_tracer *t)
 {
@@ -91,6 +105,7 @@ static void teardown(struct vb_tracer *t)
 	}
 	vsockbatch_bpf__destroy(t->skel);
 	t->skel = NULL;
+	t->held = false;
 }
 
 /*
@@ -135,9 +150,15 @@ static int load_and_attach(struct vb_tracer *t, bool strict, char *errbuf,
 			bpf_program__set_autoload(prog, true);
 		}
 	}
-	/* light on the series' kernels holds runs per CPU: their drain */
-	if (uses_lpend(&t->probe))
+	/*
+	 * light on the series' kernels holds runs per CPU: the program that
+	 * holds them and their drain, beside rx_batch_btf for a kernel that
+	 * cannot run the drain (known only once it is loaded)
+	 */
+	if (uses_lpend(&t->probe)) {
+		bpf_program__set_autoload(t->skel->progs.rx_batch_held, true);
 		bpf_program__set_autoload(t->skel->progs.lpend_drain, true);
+	}
 	err = vsockbatch_bpf__load(t->skel);
 	if (cancelled(t, errbuf, errlen))
 		return -EINTR;
@@ -147,10 +168,20 @@ static int load_and_attach(struct vb_tracer *t, bool strict, char *errbuf,
 			 strerror(-err));
 		return err;
 	}
-	if (uses_lpend(&t->probe) && !vb_lpend_setup(t->skel))
-		fprintf(stderr, "vsockbatch: note: this kernel cannot run the held-runs drain on a chosen CPU; light mode looks up the flow map per run\n");
+	if (uses_lpend(&t->probe)) {
+		if (vb_probe_no_held()) {
+			/* the fallback below, on a kernel that has no need */
+			bpf_program__unload(t->skel->progs.lpend_drain);
+			fprintf(stderr, "vsockbatch: note: VSOCKBATCH_NO_HELD=1: light mode looks up the flow map per run\n");
+		} else if (!(t->held = vb_lpend_setup(t->skel))) {
+			fprintf(stderr, "vsockbatch: note: this kernel cannot run the held-runs drain on a chosen CPU; light mode looks up the flow map per run\n");
+		}
+		/* the program of the two not attached */
+		bpf_program__unload(t->held ? t->skel->progs.rx_batch_btf
+					    : t->skel->progs.rx_batch_held);
+	}
 	for (i = 0; i < VB_HOOK_NR; i++) {
-		const char *const *progs = vb_hook_progs(&t->probe, i);
+		const char *const *progs = hook_progs(t, i);
 
 		if (!t->probe.use[i])
 			continue;
@@ -286,8 +317,12 @@ uint64_t vb_tracer_activity(struct vb_tracer *t)
 	struct vb_stats *vals;
 	uint64_t sum = 0;
 	__u32 key = 0;
+	char err[256];
 
 	if (ncpu <= 0 || !t->skel)
+		return 0;
+	/* light's held runs count their packets when drained */
+	if (vb_lpend_drain(t->skel, err, sizeof(err)))
 		return 0;
 	vals = calloc((size_t)ncpu, sizeof(*vals));
 	if (!vals)
@@ -310,9 +345,9 @@ int vb_tracer_self(struct vb_tracer *t, bool stats, struct vb_self *out)
 	for (i = 0; i < VB_HOOK_NR; i++) {
 		if (!t->attached[i])
 			continue;
-		for (j = 0; j < 2 && vb_hook_progs(&t->probe, i)[j]; j++) {
+		for (j = 0; j < 2 && hook_progs(t, i)[j]; j++) {
 			fd = bpf_program__fd(bpf_object__find_program_by_name(
-				t->skel->obj, vb_hook_progs(&t->probe, i)[j]));
+				t->skel->obj, hook_progs(t, i)[j]));
 			memset(&info, 0, sizeof(info));
 			len = sizeof(info);
 			if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))

@@ -29,6 +29,8 @@ struct vb_tracer {
 	uint64_t attach_ns;	/* probe to last attach, CLOCK_MONOTONIC */
 	/* full mode: 1 window in this many timed (0: VB_SAMPLE_DEFAULT) */
 	uint32_t sample;
+	/* light: runs held per CPU and drained (rx_batch_held attached) */
+	bool held;
 };
 
 /*
