@@ -205,8 +205,9 @@ struct {
  * instructions per packet).  No bound on the runs held: the reader
  * drains every CPU's slot before it reads the flow map (lpend_drain
  * below), so what it reads is exact however many wait (the bound of 16
- * that full mode's windows keep cost a flush per 16 runs).  `busy` is set while rx_batch counts into the
- * slot: the drain runs on the slot's CPU in an IPI, which may interrupt
+ * that full mode's windows keep cost a flush per 16 runs).  `busy` is
+ * set while rx_batch counts into the slot: the drain runs on the slot's
+ * CPU in an IPI, which may interrupt
  * it there, and then leaves the slot alone (the reader tries again).
  * The slot is the tail of the CPU's stats value (vb_stats.held): one
  * lookup per run finds both.

@@ -647,18 +647,22 @@ const char *const *vb_hook_progs(const struct vb_probe *p, int hook)
 						: vb_hooks[hook].progs;
 }
 
-bool vb_probe_forced_kprobe(void)
+/* A test switch: on only when set to exactly "1". */
+static bool env_switch(const char *name)
 {
-	const char *e = getenv("VSOCKBATCH_FORCE_KPROBE");
+	const char *e = getenv(name);
 
 	return e && !strcmp(e, "1");
 }
 
+bool vb_probe_forced_kprobe(void)
+{
+	return env_switch("VSOCKBATCH_FORCE_KPROBE");
+}
+
 bool vb_probe_no_held(void)
 {
-	const char *e = getenv("VSOCKBATCH_NO_HELD");
-
-	return e && !strcmp(e, "1");
+	return env_switch("VSOCKBATCH_NO_HELD");
 }
 
 void vb_probe_load(struct vb_probe *p, bool per_hook)
