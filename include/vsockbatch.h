@@ -174,6 +174,16 @@ struct vb_flow_stats {
 	__u64 cnt[VB_FC_NR];
 };
 
+/*
+ * Light mode on a kernel without the series: packets per virtio-vsock op
+ * (vb_stats.op_pkts), the last slot for every op past the known ones.
+ * The program counts one slot per packet; user space derives the packet,
+ * data, control, credit-update and reset counters from them
+ * (vb_stats_fold_ops), so that the per-packet program does one increment
+ * where it did four, and tests nothing but the op's bound.
+ */
+#define VB_OP_SLOTS		16
+
 /* Words of vb_stats.held: 2 for flags, 2 for a flow key, the counters. */
 #define VB_HELD_WORDS		(4 + VB_FC_NR)
 
@@ -183,13 +193,15 @@ struct vb_flow_stats {
  * per-CPU counters.  `held` is the BPF side's own: light mode's runs not
  * yet added to their flow (struct vb_lpend in bpf/vsockbatch.bpf.c),
  * kept here so that the per-run program makes one map lookup, not two;
- * user space never reads it.
+ * user space never reads it.  `op_pkts`: light mode's packets per op on
+ * a kernel without the series, folded into cnt[] by user space.
  */
 struct vb_stats {
 	__u64 cnt[VB_C_NR];
 	struct vb_hist hist[VB_H_LOG2_NR];
 	struct vb_lhist lhist[VB_H_LIN_NR];
 	__u64 held[VB_HELD_WORDS];
+	__u64 op_pkts[VB_OP_SLOTS];
 };
 
 /* Flow = packet source -> destination as the recv_pkt tracepoint sees it. */

@@ -214,6 +214,15 @@ baseline)
 		check "${a:-x} == ${b:-y}" "baseline: light and full agree on $k"
 	done
 	check "$(metric "$l" batches) == 0" "baseline light: no windows seen"
+	# light counts per op; packets, data, control and credit updates
+	# are derived from those counts (vb_stats_fold_ops)
+	lp=$(metric "$l" pkts); lr=$(metric "$l" rw_pkts)
+	lc=$(metric "$l" ctrl_pkts); lcr=$(metric "$l" credit_rx)
+	say "light: pkts=$lp rw=$lr ctrl=$lc credit_rx=$lcr (full: ctrl=$(metric "$j" ctrl_pkts))"
+	check "${lp:-x} == ${lr:-0} + ${lc:-0}" "baseline light: packets = data + control"
+	check "${lc:-0} >= 1" "baseline light: the connection's control packets counted"
+	check "${lc:-1} <= $(metric "$j" ctrl_pkts)" "baseline light: no more control packets than the full tracer around it"
+	check "${lcr:-1} <= ${lc:-0}" "baseline light: credit updates among the control packets"
 	;;
 batched)
 	check "$mean > 1 && $max <= 64" "batched: mean batch length > 1, max within the 64-packet cap"

@@ -22,6 +22,23 @@
 #include "lpend.h"
 #include "vsockbatch.skel.h"
 
+void vb_stats_fold_ops(uint64_t *cnt, const struct vb_stats *s)
+{
+	int op;
+
+	for (op = 0; op < VB_OP_SLOTS; op++) {
+		uint64_t n = s->op_pkts[op];
+
+		cnt[VB_C_PKTS] += n;
+		cnt[op == VIRTIO_VSOCK_OP_RW_NR ? VB_C_RW_PKTS
+						: VB_C_CTRL_PKTS] += n;
+		if (op == VIRTIO_VSOCK_OP_CREDIT_UPDATE_NR)
+			cnt[VB_C_CREDIT_RX] += n;
+		else if (op == VIRTIO_VSOCK_OP_RST_NR)
+			cnt[VB_C_RST_RX] += n;
+	}
+}
+
 static void stats_to_agg(const struct vb_stats *s, struct vb_agg *a)
 {
 	int i, j;
@@ -29,6 +46,7 @@ static void stats_to_agg(const struct vb_stats *s, struct vb_agg *a)
 	memset(a, 0, sizeof(*a));
 	for (i = 0; i < VB_C_NR; i++)
 		a->cnt[i] = s->cnt[i];
+	vb_stats_fold_ops(a->cnt, s);
 	for (i = 0; i < VB_H_LOG2_NR; i++)
 		for (j = 0; j < VB_MAX_SLOTS; j++)
 			a->hist[i].slots[j] = s->hist[i].slots[j];

@@ -5,10 +5,12 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "results.h"
 
 struct vsockbatch_bpf;
+struct vb_stats;
 struct vb_flow_track;
 
 /*
@@ -22,5 +24,12 @@ struct vb_flow_track;
  */
 int vb_collect(struct vsockbatch_bpf *skel, struct vb_results *r,
 	       struct vb_flow_track *track, char *errbuf, size_t errlen);
+
+/*
+ * Add light mode's per-op packet counts of one CPU's stats slot
+ * (s->op_pkts, stock kernels) to the packet counters cnt[VB_C_*]: packets,
+ * data or control packets, credit updates, resets.
+ */
+void vb_stats_fold_ops(uint64_t *cnt, const struct vb_stats *s);
 
 #endif

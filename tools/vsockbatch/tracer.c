@@ -11,6 +11,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "collect.h"
 #include "lpend.h"
 #include "tracer.h"
 #include "vsockbatch.skel.h"
@@ -80,14 +81,18 @@ static bool uses_lpend(const struct vb_probe *p)
 /*
  * The programs hook i attaches.  Light mode's rx_batch hook attaches
  * rx_batch_held where the held runs can be drained (t->held), else
- * rx_batch_btf, which looks up the flow map per run.
+ * rx_batch_btf, which looks up the flow map per run; its recv_pkt hook
+ * (a kernel without the series) the light-only recv_pkt_light.
  */
 static const char *const *hook_progs(const struct vb_tracer *t, int i)
 {
 	static const char *const held[2] = { "rx_batch_held", NULL };
+	static const char *const light_pkt[2] = { "recv_pkt_light", NULL };
 
 	if (i == VB_HOOK_RX_BATCH_BTF && t->held)
 		return held;
+	if (i == VB_HOOK_RECV_PKT_BTF && t->probe.trace == VB_TRACE_LIGHT)
+		return light_pkt;
 	return vb_hook_progs(&t->probe, i);
 }
 
@@ -136,7 +141,7 @@ static int load_and_attach(struct vb_tracer *t, bool strict, char *errbuf,
 	bpf_object__for_each_program(prog, t->skel->obj)
 		bpf_program__set_autoload(prog, false);
 	for (i = 0; i < VB_HOOK_NR; i++) {
-		const char *const *progs = vb_hook_progs(&t->probe, i);
+		const char *const *progs = hook_progs(t, i);
 
 		for (j = 0; j < 2 && progs[j] && t->probe.use[i]; j++) {
 			prog = bpf_object__find_program_by_name(t->skel->obj,
@@ -328,8 +333,12 @@ uint64_t vb_tracer_activity(struct vb_tracer *t)
 	if (!vals)
 		return 0;
 	if (!bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.stats), &key, vals))
-		for (i = 0; i < ncpu; i++)
-			sum += vals[i].cnt[VB_C_PKTS];
+		for (i = 0; i < ncpu; i++) {
+			uint64_t c[VB_C_NR] = { 0 };
+
+			vb_stats_fold_ops(c, &vals[i]);
+			sum += vals[i].cnt[VB_C_PKTS] + c[VB_C_PKTS];
+		}
 	free(vals);
 	return sum;
 }
