@@ -351,6 +351,22 @@ expect "tracer-cost-tables: unknown mode" 2 "unknown mode '--html'" \
 	"$ROOT/scripts/tracer-cost-tables.sh" --html "$ROOT/results/2026-12-03-tracer-cost"
 expect "tracer-cost-tables: a file without the block" 2 "has no '<!-- tracer-cost-table SET -->' block" \
 	"$ROOT/scripts/tracer-cost-tables.sh" --check "$ROOT/VERSION"
+expect "light-per-run: no set" 2 "usage: SET" \
+	"$ROOT/scripts/light-per-run.sh"
+expect "light-per-run: not a tracer-cost set" 2 "notaset: no steps.tsv and raw.tar.xz" \
+	"$ROOT/scripts/light-per-run.sh" "$tmp/notaset"
+# the per-run table a set commits is what the script makes from it
+lpr=$ROOT/results/2026-12-06-tracer-cost-light-prog
+if [ -x "$ROOT/build/vsockbatch" ]; then
+	if "$ROOT/scripts/light-per-run.sh" "$ROOT/results/2026-12-06-tracer-cost-held" \
+		"$lpr" 2>"$tmp/err" | cmp -s - "$lpr/per-run.tsv"; then
+		echo "ok: light-per-run: $lpr/per-run.tsv regenerates"
+		passed=$((passed + 1))
+	else
+		echo "FAIL: light-per-run: $lpr/per-run.tsv does not regenerate"
+		failed=$((failed + 1))
+	fi
+fi
 expect "tracer-cost: --boots 1" 2 "--boots needs a number >= 2" \
 	"$ROOT/scripts/tracer-cost.sh" --boots 1
 expect "tracer-cost: unknown kernel" 2 "unknown kernel 'nosuch'" \
