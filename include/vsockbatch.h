@@ -179,8 +179,9 @@ struct vb_flow_stats {
  * (vb_stats.op_pkts), the last slot for every op past the known ones.
  * The program counts one slot per packet; user space derives the packet,
  * data, control, credit-update and reset counters from them
- * (vb_stats_fold_ops), so that the per-packet program does one increment
- * where it did four, and tests nothing but the op's bound.
+ * (vb_stats_fold_ops), so that the per-packet program makes one
+ * increment where it made three, and compares the op once (its bound)
+ * where it compared it three times.
  */
 #define VB_OP_SLOTS		16
 
