@@ -3,8 +3,10 @@
  * Unit tests for vb_stats_fold_ops (tools/vsockbatch/collect.c): light
  * mode on a stock kernel counts packets per virtio-vsock op, and every
  * packet counter the results model holds is derived from those counts.
- * A wrong fold would pass the guest test that compares light with full
- * on data packets and bytes only, so each op is checked here on its own.
+ * The guest test (tests/guest/tracer.sh) checks sums over a real
+ * transfer -- packets = data + control, credit updates among the control
+ * packets -- which a fold that swapped two control ops would pass; each
+ * op is checked here on its own.
  */
 #include <setjmp.h>
 #include <stdarg.h>
