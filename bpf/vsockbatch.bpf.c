@@ -67,7 +67,11 @@
  *
  * Everything is aggregated in maps; nothing is sent per packet to user
  * space.  `enabled` (written by the loader) gates all accounting so the
- * measured interval is exactly the one the CPU counters cover.
+ * measured interval is exactly the one the CPU counters cover.  The two
+ * light programs that are their mode's only hook (recv_pkt_light,
+ * rx_batch_held) test no flag: the loader attaches them when it would
+ * set the flag and detaches them when it would clear it, which delimits
+ * the same interval without a load and a branch per packet or run.
  */
 #include "vsockbatch_core.h"
 
@@ -84,7 +88,10 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* Set by the loader after attach, cleared before detach. */
+/*
+ * Set by the loader after attach, cleared before detach (the light
+ * programs above are attached and detached instead).
+ */
 volatile bool enabled;
 /* Set by the loader before load: full mode (see above). */
 const volatile bool full_mode;
@@ -615,7 +622,8 @@ int recv_pkt_btf(__u64 *ctx)
  * times: 65 instructions per packet against this one's 39 on the lab's
  * 6.12 baseline (results/2026-12-06-tracer-cost-light-prog).  len and
  * op arrive zero-extended to u64 (see held_run), so they are used as
- * read.  Loaded in light mode only: no mode flag is tested.
+ * read.  Loaded in light mode only, attached only while recording: it
+ * tests neither the mode nor `enabled`.
  */
 SEC("tp_btf/virtio_transport_recv_pkt")
 int recv_pkt_light(__u64 *ctx)
@@ -623,8 +631,6 @@ int recv_pkt_light(__u64 *ctx)
 	struct vb_stats *s;
 	__u64 op;
 
-	if (!enabled)
-		return 0;
 	s = cpu_stats();
 	if (!s)
 		return 0;
@@ -815,8 +821,8 @@ static __always_inline int on_rx_batch(const void *skaddr,
 }
 
 /*
- * A run into a light slot's held counters (fc), the arguments read from
- * ctx as u64: tp_btf passes each one zero-extended (the kernel's
+ * A run into a light slot's held counters (fc; its histograms are not
+ * held: rx_batch_held adds them), the arguments read from ctx as u64: tp_btf passes each one zero-extended (the kernel's
  * __CAST_TO_U64), so pkts, bytes and the two bools need no truncation
  * (each (__u32) cast costs a shift pair), a bool is 0 or 1 and the __u8
  * reason at most 255; the bound keeps the index inside the counters.
@@ -824,39 +830,40 @@ static __always_inline int on_rx_batch(const void *skaddr,
 _Static_assert(VB_FC_KB_R_QUEUE + VB_KB_REASON_NR == VB_FC_KB_R_OTHER,
 	       "an unknown end reason counts as OTHER");
 
-static __always_inline void held_run(struct vb_stats *s, __u64 *fc,
-				     const __u64 *ctx)
+static __always_inline void held_run(__u64 *fc, const __u64 *ctx)
 {
-	__u64 pkts = ctx[5], bytes = ctx[6], hold = ctx[7];
+	__u64 pkts = ctx[5];
 	__u64 rc = ctx[8];
 
 	/* fc[VB_FC_BATCHES]: the slot's n, set at the flush */
 	fc[VB_FC_BATCH_PKTS] += pkts;
-	fc[VB_FC_BATCH_BYTES] += bytes;
+	fc[VB_FC_BATCH_BYTES] += ctx[6];
 	if (pkts > fc[VB_FC_BATCH_MAX])
 		fc[VB_FC_BATCH_MAX] = pkts;
-	fc[VB_FC_KB_HOLD_NS] += hold;
+	fc[VB_FC_KB_HOLD_NS] += ctx[7];
 	fc[VB_FC_KB_WRITE_SPACE] += ctx[9];
 	fc[VB_FC_DR_AFTER] += ctx[10];
 	if (rc > VB_KB_REASON_NR)
 		rc = VB_KB_REASON_NR;
 	fc[VB_FC_KB_R_QUEUE + rc]++;
-	lhist_add(s, VB_H_BATCH_PKTS, pkts);
-	hist_add(s, VB_H_BATCH_BYTES, bytes);
-	hist_add(s, VB_H_KB_HOLD_NS, hold);
 }
 
 /*
  * Light mode on the series' kernels: the run goes to this CPU's slot
  * (struct vb_lpend), drained by the reader (lpend_drain).  Attached
  * only where the drain runs (tools/vsockbatch/lpend.c); elsewhere light
- * mode attaches rx_batch_btf.  No mode flag is tested: loaded in light
- * mode only.  The arguments (skaddr, src_cid, src_port, dst_cid,
+ * mode attaches rx_batch_btf.  It tests no flag: loaded in light mode
+ * only, attached only while recording.  The arguments (skaddr, src_cid,
+ * src_port, dst_cid,
  * dst_port, pkts, bytes, hold_ns, reason, write_space, data_ready) are
  * read from ctx where they are used: loaded all at entry, as BPF_PROG
  * does, they were spilled to the stack around the map lookup.  The key
  * is compared field by field, the peer's port first (the field that
  * tells a guest's flows apart), and stored only when a hold starts.
+ * The histograms are the CPU's, which the drain never touches: they are
+ * added once the slot is free again, and clang then needs two
+ * callee-saved registers, not four (with them inside, it kept the stats
+ * pointer twice and a spare: two more pushes and pops per run).
  */
 SEC("tp_btf/virtio_transport_rx_batch")
 int rx_batch_held(__u64 *ctx)
@@ -865,8 +872,6 @@ int rx_batch_held(__u64 *ctx)
 	struct vb_stats *s;
 	__u32 n;
 
-	if (!enabled)
-		return 0;
 	s = cpu_stats();
 	if (!s)
 		return 0;
@@ -886,9 +891,12 @@ int rx_batch_held(__u64 *ctx)
 		n = 0;
 	}
 	p->n = n + 1;
-	held_run(s, p->cnt, ctx);
+	held_run(p->cnt, ctx);
 	barrier();
 	p->busy = 0;
+	lhist_add(s, VB_H_BATCH_PKTS, ctx[5]);
+	hist_add(s, VB_H_BATCH_BYTES, ctx[6]);
+	hist_add(s, VB_H_KB_HOLD_NS, ctx[7]);
 	return 0;
 }
 

@@ -497,7 +497,10 @@ int cmd_export(int argc, char **argv)
 	x->work.port_age = x->o.port_age;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	x->work.start_unix_seconds = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-	vb_tracer_enable(&x->tracer, true);
+	if (vb_tracer_enable(&x->tracer, true, err, sizeof(err))) {
+		fprintf(stderr, "vsockbatch export: %s\n", err);
+		goto cleanup;
+	}
 	read_once(x);
 
 	if (!x->o.textfile) {

@@ -3,9 +3,11 @@
  * record.c - `vsockbatch record`: attach the tracer, run a command (or
  * wait), write a results file.
  *
- * The measured interval is delimited by the .bss `enabled` flag and the
- * CPU counters together, after every program is attached and before any
- * is detached, so the counts and the CPU cost cover the same time.
+ * The measured interval is delimited by vb_tracer_enable (the .bss
+ * `enabled` flag; light mode's program attached and detached) and the
+ * CPU counters together, after every other program is attached and
+ * before any is detached, so the counts and the CPU cost cover the same
+ * time.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -523,7 +525,10 @@ int cmd_record(int argc, char **argv)
 	r.start_unix_ns = now_ns(CLOCK_REALTIME);
 	t0 = now_ns(CLOCK_MONOTONIC);
 	vb_cost_start(&cost);
-	vb_tracer_enable(&tracer, true);
+	if (vb_tracer_enable(&tracer, true, err, sizeof(err))) {
+		fprintf(stderr, "vsockbatch record: %s\n", err);
+		goto out;
+	}
 	if (ticker_init(&tick, interval, &tracer, &cost, &r))
 		goto oom;
 	say_attached(&r, &tick, tracer.attach_ns, duration, optind < argc);
@@ -533,7 +538,7 @@ int cmd_record(int argc, char **argv)
 		if (pid < 0) {
 			fprintf(stderr, "vsockbatch record: fork: %s\n",
 				strerror(errno));
-			vb_tracer_enable(&tracer, false);
+			vb_tracer_enable(&tracer, false, err, sizeof(err));
 			goto out;
 		}
 		if (pid == 0) {
@@ -566,7 +571,7 @@ int cmd_record(int argc, char **argv)
 		wait_plain(duration, &tick);
 	}
 
-	vb_tracer_enable(&tracer, false);
+	vb_tracer_enable(&tracer, false, err, sizeof(err));
 	t1 = now_ns(CLOCK_MONOTONIC);
 	r.duration_ns = t1 - t0;
 	if (vb_collect(tracer.skel, &r, NULL, err, sizeof(err))) {

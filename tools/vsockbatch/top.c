@@ -355,7 +355,10 @@ static int live_start(struct live *l, struct top_opts *o)
 		fprintf(stderr, "vsockbatch top: out of memory\n");
 		return VB_EXIT_FAIL;
 	}
-	vb_tracer_enable(&l->tracer, true);
+	if (vb_tracer_enable(&l->tracer, true, err, sizeof(err))) {
+		fprintf(stderr, "vsockbatch top: %s\n", err);
+		return VB_EXIT_FAIL;
+	}
 	l->prev_ns = mono_ns();
 	return 0;
 }

@@ -79,12 +79,14 @@ static bool uses_lpend(const struct vb_probe *p)
 }
 
 /*
- * The programs hook i attaches.  Light mode's rx_batch hook attaches
- * rx_batch_held where the held runs can be drained (t->held), else
- * rx_batch_btf, which looks up the flow map per run; its recv_pkt hook
- * (a kernel without the series) the light-only recv_pkt_light.
+ * Light mode's own program for hook i, or NULL: its rx_batch hook
+ * attaches rx_batch_held where the held runs can be drained (t->held),
+ * else rx_batch_btf, which looks up the flow map per run; its recv_pkt
+ * hook (a kernel without the series) recv_pkt_light.  Each is its mode's
+ * only hook and tests no `enabled` flag: it is attached while recording
+ * only (vb_tracer_enable).
  */
-static const char *const *hook_progs(const struct vb_tracer *t, int i)
+static const char *const *light_progs(const struct vb_tracer *t, int i)
 {
 	static const char *const held[2] = { "rx_batch_held", NULL };
 	static const char *const light_pkt[2] = { "recv_pkt_light", NULL };
@@ -93,20 +95,36 @@ static const char *const *hook_progs(const struct vb_tracer *t, int i)
 		return held;
 	if (i == VB_HOOK_RECV_PKT_BTF && t->probe.trace == VB_TRACE_LIGHT)
 		return light_pkt;
-	return vb_hook_progs(&t->probe, i);
+	return NULL;
+}
+
+/* The programs hook i attaches. */
+static const char *const *hook_progs(const struct vb_tracer *t, int i)
+{
+	const char *const *light = light_progs(t, i);
+
+	return light ? light : vb_hook_progs(&t->probe, i);
+}
+
+static void detach_hook(struct vb_tracer *t, int i)
+{
+	int j;
+
+	for (j = 0; j < 2; j++) {
+		bpf_link__destroy(t->links[i][j]);
+		t->links[i][j] = NULL;
+	}
 }
 
 /* Detach and free what one attempt left. */
 static void teardown(struct vb_tracer *t)
 {
-	int i, j;
+	int i;
 
 	for (i = 0; i < VB_HOOK_NR; i++) {
-		for (j = 0; j < 2; j++) {
-			bpf_link__destroy(t->links[i][j]);
-			t->links[i][j] = NULL;
-		}
+		detach_hook(t, i);
 		t->attached[i] = false;
+		t->on_enable[i] = false;
 	}
 	vsockbatch_bpf__destroy(t->skel);
 	t->skel = NULL;
@@ -203,6 +221,15 @@ static int load_and_attach(struct vb_tracer *t, bool strict, char *errbuf,
 		}
 		if (j == 2 || !progs[j]) {
 			t->attached[i] = true;
+			/*
+			 * attached once to prove the hook takes it, then
+			 * left off until the interval starts: a program
+			 * without the flag counts from its attach on
+			 */
+			if (light_progs(t, i)) {
+				detach_hook(t, i);
+				t->on_enable[i] = true;
+			}
 			continue;
 		}
 		label = vb_hook_label(&t->probe, i);
@@ -212,10 +239,7 @@ static int load_and_attach(struct vb_tracer *t, bool strict, char *errbuf,
 			return err;
 		}
 		/* undo a half-attached pair: enter without exit is useless */
-		for (j = 0; j < 2; j++) {
-			bpf_link__destroy(t->links[i][j]);
-			t->links[i][j] = NULL;
-		}
+		detach_hook(t, i);
 		t->probe.use[i] = false;
 		fprintf(stderr, "vsockbatch: warning: %s not attached (%s); "
 			"its figures will be 0\n", label, strerror(-err));
@@ -310,10 +334,36 @@ int vb_tracer_start(struct vb_tracer *t, enum vb_trace_mode mode,
 	return err;
 }
 
-void vb_tracer_enable(struct vb_tracer *t, bool on)
+int vb_tracer_enable(struct vb_tracer *t, bool on, char *errbuf,
+		     size_t errlen)
 {
-	if (t->skel && t->skel->bss)
+	struct bpf_program *prog;
+	int i, err;
+
+	if (!t->skel)
+		return 0;
+	if (t->skel->bss)
 		__atomic_store_n(&t->skel->bss->enabled, on, __ATOMIC_SEQ_CST);
+	for (i = 0; i < VB_HOOK_NR; i++) {
+		if (!t->on_enable[i])
+			continue;
+		if (!on) {
+			detach_hook(t, i);
+			continue;
+		}
+		if (t->links[i][0])
+			continue;
+		prog = bpf_object__find_program_by_name(t->skel->obj,
+							hook_progs(t, i)[0]);
+		t->links[i][0] = bpf_program__attach(prog);
+		if (!t->links[i][0]) {
+			err = -errno;
+			snprintf(errbuf, errlen, "failed to attach %s: %s",
+				 vb_hook_label(&t->probe, i), strerror(-err));
+			return err;
+		}
+	}
+	return 0;
 }
 
 uint64_t vb_tracer_activity(struct vb_tracer *t)
@@ -422,12 +472,12 @@ int vb_tracer_describe(const struct vb_tracer *t, struct vb_results *r)
 
 void vb_tracer_stop(struct vb_tracer *t)
 {
-	int i, j;
+	char err[8];
+	int i;
 
-	vb_tracer_enable(t, false);
+	vb_tracer_enable(t, false, err, sizeof(err));
 	for (i = 0; i < VB_HOOK_NR; i++)
-		for (j = 0; j < 2; j++)
-			bpf_link__destroy(t->links[i][j]);
+		detach_hook(t, i);
 	vsockbatch_bpf__destroy(t->skel);
 	memset(t, 0, sizeof(*t));
 }

@@ -3,7 +3,9 @@
  * tracer.h - bcc-style life cycle of bpf/vsockbatch.bpf.c:
  * probe -> open -> configure (autoload off for hooks the kernel lacks)
  * -> load -> attach each program (optional hooks may fail with a warning)
- * -> enable ... disable -> destroy.
+ * -> enable ... disable -> destroy.  Light mode's single program is
+ * attached once at start to check it, then at enable and detached at
+ * disable: it has no flag of its own to test.
  */
 #ifndef VB_TRACER_H
 #define VB_TRACER_H
@@ -24,6 +26,8 @@ struct vb_tracer {
 	struct vb_probe probe;
 	struct bpf_link *links[VB_HOOK_NR][2];
 	bool attached[VB_HOOK_NR];
+	/* attached by vb_tracer_enable only: its program tests no flag */
+	bool on_enable[VB_HOOK_NR];
 	/* set by the caller's signal handler: stop attaching */
 	const volatile sig_atomic_t *cancel;
 	uint64_t attach_ns;	/* probe to last attach, CLOCK_MONOTONIC */
@@ -53,8 +57,14 @@ void vb_libbpf_verbose(bool verbose);
 int vb_tracer_start(struct vb_tracer *t, enum vb_trace_mode mode,
 		    const volatile sig_atomic_t *cancel, bool progress,
 		    char *errbuf, size_t errlen);
-/* Gate accounting in the BPF programs (.bss enabled). */
-void vb_tracer_enable(struct vb_tracer *t, bool on);
+/*
+ * Start (on) or end the measured interval: the .bss `enabled` flag that
+ * gates the full-mode programs, and the attach (detach) of light mode's
+ * program.  0, or -errno with a one-line reason when that attach fails
+ * (it attached at start).  Off always succeeds.
+ */
+int vb_tracer_enable(struct vb_tracer *t, bool on, char *errbuf,
+		     size_t errlen);
 /* Packets so far (all CPUs): a cheap activity probe. */
 uint64_t vb_tracer_activity(struct vb_tracer *t);
 /*
