@@ -214,6 +214,8 @@ baseline)
 		check "${a:-x} == ${b:-y}" "baseline: light and full agree on $k"
 	done
 	check "$(metric "$l" batches) == 0" "baseline light: no windows seen"
+	grep -q '"own_insns_per_run": null' "$l" ||
+		fail "baseline light: a cost per run quoted for a per-packet level"
 	# light counts per op; packets, data, control and credit updates
 	# are derived from those counts (vb_stats_fold_ops)
 	lp=$(metric "$l" pkts); lr=$(metric "$l" rw_pkts)
@@ -262,6 +264,14 @@ batched)
 	done
 	vsockbatch report -w "$out/light.json" | grep -q "data packets in runs.*control packets not seen" ||
 		fail "light report does not say control packets are not seen"
+	# it runs once per run: the set's cost per run, at this run length
+	grep -q '"own_insns_per_run":' "$out/light.json" ||
+		fail "light.json quotes no cost per run"
+	pr=$(metric "$l" own_pct_at_run_len)
+	say "light: own code at this recording's $mean packets per run: $pr %"
+	check "${pr:-0} > 0 && ${pr:-9} < 5" "light: its own code at this run length quoted"
+	vsockbatch report -w "$out/light.json" | grep -q "it runs once per kernel run: .* at this recording's" ||
+		fail "light report does not apply the cost per run to its run length"
 	;;
 *)
 	fail "unknown kernel mode '$kmode'"

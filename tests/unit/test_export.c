@@ -271,6 +271,14 @@ static void test_page_light(void **state)
 	assert_near(s.overhead[0].pct / 100,
 		    strtod(strstr(strstr(p, "overhead_ratio{payload_bytes=\"64\""), "} ") + 2, NULL),
 		    1e-9);
+	/* it runs once per run: its cost per run, and what that is of */
+	assert_true(s.overhead[0].per_run > 0);
+	assert_near(s.overhead[0].per_run,
+		    strtod(strstr(strstr(p, "\nvsockbatch_tracer_own_insns_per_run{source=\"results/"), "} ") + 2, NULL),
+		    1e-3);
+	assert_near(s.overhead[0].untraced,
+		    strtod(strstr(strstr(p, "\nvsockbatch_tracer_untraced_insns_per_packet{payload_bytes=\"64\",source=\"results/"), "} ") + 2, NULL),
+		    1e-3);
 	/* lookups: packets that joined no run: 180 - (157 - 31) */
 	assert_true(sample(p, "vsockbatch_socket_lookups_total") == 180 - (157 - 31));
 	free(p);
@@ -292,6 +300,9 @@ static void test_page_full_ports(void **state)
 	assert_non_null(strstr(p, "vsockbatch_data_ready_calls_total{where=\"under_lock\"}"));
 	/* no rx_batch event on a baseline kernel: no runs, no hold times */
 	assert_null(strstr(p, "vsockbatch_run_ends_total"));
+	/* a per-packet level: no per-run cost */
+	assert_null(strstr(p, "vsockbatch_tracer_own_insns_per_run"));
+	assert_non_null(strstr(p, "\nvsockbatch_tracer_untraced_insns_per_packet{"));
 	assert_null(strstr(p, "vsockbatch_lock_hold_seconds"));
 	assert_true(sample(p, "vsockbatch_kernel_batched") == 0);
 	/* the window times are a 1-in-8 sample (--sample), and say so */
@@ -323,6 +334,8 @@ static void test_page_norun(void **state)
 	assert_null(strstr(p, "vsockbatch_socket_lookups_total"));
 	/* never measured for this mode: no cost gauge rather than a guess */
 	assert_null(strstr(p, "vsockbatch_tracer_overhead_ratio"));
+	assert_null(strstr(p, "vsockbatch_tracer_untraced_insns_per_packet"));
+	assert_null(strstr(p, "vsockbatch_tracer_own_insns_per_run"));
 	assert_non_null(strstr(p, "runs_visible=\"false\""));
 	free(p);
 	vb_prom_snap_free(&s);
@@ -446,7 +459,7 @@ static void test_fold(void **state)
 }
 
 /*
- * The hard bound docs/export.md states: 105 + 9 x CPUs series (full
+ * The hard bound docs/export.md states: 106 + 9 x CPUs series (full
  * mode, batched kernel), + 3 + 16 x (max-ports + 1) with --ports, however
  * many ports carry traffic.
  */
@@ -470,7 +483,7 @@ static void test_cardinality(void **state)
 	p = page_of(&s, VB_PROM_TEXT);
 	for (l = p; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
 		n += *l != '#';
-	assert_int_equal(n, 105 + 9 * 2 + 3 + 16 * (VB_PROM_PORTS_DEFAULT + 1));
+	assert_int_equal(n, 106 + 9 * 2 + 3 + 16 * (VB_PROM_PORTS_DEFAULT + 1));
 	free(p);
 	vb_results_free(&r);
 	vb_prom_snap_free(&s);

@@ -63,6 +63,40 @@ static void expect_in(const char *text, const char *want)
 	}
 }
 
+/*
+ * A level that runs once per run: its cost per run, and its share at
+ * this recording's run length (1000 packets in 250 runs: 4 per run).
+ */
+static void test_report_per_run(void **state)
+{
+	struct vb_results r;
+	char err[256], *path, *out, *e;
+
+	(void)state;
+	assert_true(asprintf(&path, "%s/perrun.json", tmpdir) > 0);
+	fixture_results(&r, true, VB_COST_CPU_CLOCK_NS);
+	fixture_per_run(&r);
+	assert_int_equal(vb_results_save(path, &r, err, sizeof(err)), 0);
+	assert_int_equal(run(cmd_report, &out, &e, 3, "report", "--wide", path), 0);
+	expect_in(out, "  it runs once per kernel run: 200.0 [192.0, 208.0] own instructions per run, in runs of 5.00 packets there; at this recording's 4.00 packets per run, 50.0 per packet: own code 1.25% [1.20, 1.30] of that kernel's untraced 4000 instructions per 64 B packet (less at larger payloads)\n");
+	free(out);
+	free(e);
+	assert_int_equal(run(cmd_report, &out, &e, 3, "report", "--json", path), 0);
+	expect_in(out, "\"own_insns_per_run\": 200");
+	expect_in(out, "\"own_pct_at_run_len\": 1.25");
+	free(out);
+	free(e);
+	/* no runs recorded: said, no figure */
+	r.totals.cnt[VB_C_BATCHES] = 0;
+	assert_int_equal(vb_results_save(path, &r, err, sizeof(err)), 0);
+	assert_int_equal(run(cmd_report, &out, &e, 3, "report", "--wide", path), 0);
+	expect_in(out, "in runs of 5.00 packets there; this recording has no runs\n");
+	free(out);
+	free(e);
+	vb_results_free(&r);
+	free(path);
+}
+
 static void test_report_text_batched(void **state)
 {
 	char *path = write_fixture("b.json", true, VB_COST_CPU_CLOCK_NS);
@@ -452,6 +486,7 @@ int main(void)
 	tzset();
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_report_text_batched),
+		cmocka_unit_test(test_report_per_run),
 		cmocka_unit_test(test_report_80_columns),
 		cmocka_unit_test(test_report_per_flow),
 		cmocka_unit_test(test_report_text_cycles),

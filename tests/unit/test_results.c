@@ -90,6 +90,45 @@ static void test_roundtrip_file(void **state)
 	unlink(path);
 }
 
+/* A per-run cell's figures survive; a bad one is refused by name. */
+static void test_roundtrip_per_run(void **state)
+{
+	struct vb_results a, b;
+	char err[256], *s, *bad;
+	json_t *root, *ov;
+
+	(void)state;
+	fixture_results(&a, true, VB_COST_CPU_CLOCK_NS);
+	fixture_per_run(&a);
+	s = vb_results_dump_string(&a, 0);
+	assert_int_equal(vb_results_load_string(s, &b, err, sizeof(err)), 0);
+	assert_same(&a, &b);
+	vb_results_free(&b);
+	root = json_loads(s, 0, NULL);
+	assert_non_null(root);
+	ov = json_object_get(json_object_get(root, "tracer"), "overhead");
+	/* a CI that does not hold the mean */
+	json_object_set_new(ov, "own_insns_per_run_ci95",
+			    json_pack("[f, f]", 201.0, 208.0));
+	bad = json_dumps(root, 0);
+	assert_int_equal(vb_results_load_string(bad, &b, err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "own_insns_per_run_ci95\" does not hold"));
+	free(bad);
+	/* a run length that is no length */
+	json_object_set_new(ov, "own_insns_per_run_ci95",
+			    json_pack("[f, f]", 192.0, 208.0));
+	json_object_set_new(ov, "set_run_len_pkts", json_real(0));
+	bad = json_dumps(root, 0);
+	assert_int_equal(vb_results_load_string(bad, &b, err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "set_run_len_pkts\" is not a positive number"));
+	free(bad);
+	json_decref(root);
+	free(s);
+	vb_results_free(&a);
+}
+
 static void test_roundtrip_string_cycles(void **state)
 {
 	struct vb_results a, b;
@@ -448,6 +487,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_roundtrip_file),
+		cmocka_unit_test(test_roundtrip_per_run),
 		cmocka_unit_test(test_roundtrip_string_cycles),
 		cmocka_unit_test(test_reject_content),
 		cmocka_unit_test(test_labels_optional),

@@ -9,6 +9,11 @@
  *   pct     the transfer's guest instructions, traced / untraced - 1;
  *   direct  the instructions of the tracer's own code (BPF programs,
  *           trampolines, helpers) per packet / untraced ones per packet.
+ * A level that runs once per kernel run (light mode with the series) also
+ * has its own instructions per run (SET/per-run.tsv,
+ * scripts/light-per-run.sh): steady across the set's boots where its
+ * direct figure follows their run lengths, so it is what carries over to
+ * a user's transfer (vb_overhead_at_run_len).
  */
 #include <fnmatch.h>
 #include <math.h>
@@ -28,6 +33,9 @@ struct row {
 	unsigned long payload;
 	double pct, lo, hi, direct;
 	int boots;
+	double untraced;	/* untraced instructions per packet */
+	/* per-run levels (per-run.tsv of the set); 0: per packet */
+	double per_run, per_run_lo, per_run_hi, run_len;
 };
 
 /* The rows of VB_OVERHEAD_SET/cost.tsv, Debian's kernels first. */
@@ -120,6 +128,11 @@ static void fill(const struct row *row, bool exact, struct vb_overhead *o)
 	o->hi = row->hi;
 	o->direct = row->direct;
 	o->boots = row->boots;
+	o->untraced = row->untraced;
+	o->per_run = row->per_run;
+	o->per_run_lo = row->per_run_lo;
+	o->per_run_hi = row->per_run_hi;
+	o->run_len = row->run_len;
 	snprintf(o->payload, sizeof(o->payload), "%lu", row->payload);
 	snprintf(o->kernel, sizeof(o->kernel), "%s%s", row->name,
 		 exact ? "" : "?");
@@ -172,4 +185,18 @@ void vb_overhead_lookup(const struct vb_overhead_key *k, struct vb_overhead *o)
 		return;
 	}
 	fill(pick, exact, o);
+}
+
+bool vb_overhead_at_run_len(const struct vb_overhead *o, double run_len,
+			    double *pct, double *lo, double *hi)
+{
+	double per_pkt = o->untraced * run_len;
+
+	if (!o->measured || !(o->per_run > 0) || !(per_pkt > 0) ||
+	    !isfinite(per_pkt))
+		return false;
+	*pct = 100.0 * o->per_run / per_pkt;
+	*lo = 100.0 * o->per_run_lo / per_pkt;
+	*hi = 100.0 * o->per_run_hi / per_pkt;
+	return true;
 }

@@ -43,6 +43,19 @@ void vb_overhead_lookup(const struct vb_overhead_key *k, struct vb_overhead *o);
 size_t vb_overhead_rows(const struct vb_overhead_key *k,
 			struct vb_overhead *out, size_t max);
 
+/*
+ * A per-run level's own code at run_len packets per run (a recording's
+ * own mean): its instructions per run over run_len packets of the set's
+ * untraced instructions, as % with the per-run CI (the run length is the
+ * recording's, exact).  The untraced packet is the set's: at a larger
+ * payload or another kernel each packet costs more, so the share is an
+ * upper bound there.  Interleaved flows add a flush per change of flow
+ * that the one-flow set never paid.  false: not a per-run level, or no
+ * runs (run_len <= 0).
+ */
+bool vb_overhead_at_run_len(const struct vb_overhead *o, double run_len,
+			    double *pct, double *lo, double *hi);
+
 /* "64", "1K", "64KiB", "65536" -> bytes; 0 if not a size. */
 unsigned long vb_payload_bytes(const char *s);
 

@@ -370,6 +370,22 @@ static void tracer_families(struct out *o)
 			label_value(o->f, s->overhead[i].source);
 			fprintf(o->f, "\"} %.6g\n", s->overhead[i].pct / 100.0);
 		}
+		family(o, "tracer_untraced_insns_per_packet", T_GAUGE,
+		       "Guest instructions per packet of the untraced transfer in the measurement behind vsockbatch_tracer_overhead_ratio (QEMU icount, that kernel and payload): what the tracer's own instructions are a share of.");
+		for (i = 0; i < s->noverhead; i++) {
+			fprintf(o->f, "vsockbatch_tracer_untraced_insns_per_packet{payload_bytes=\"%s\",source=\"",
+				s->overhead[i].payload);
+			label_value(o->f, s->overhead[i].source);
+			fprintf(o->f, "\"} %.6g\n", s->overhead[i].untraced);
+		}
+	}
+	/* light mode with the series: its cost follows the run length here */
+	if (s->noverhead && s->overhead[0].per_run > 0) {
+		family(o, "tracer_own_insns_per_run", T_GAUGE,
+		       "This mode runs once per kernel run: its own measured instructions per run (QEMU icount, mean over the set's boots).  Per packet here it is this over the packets per run (vsockbatch:tracer_own_code:ratio_rate1m).");
+		fprintf(o->f, "vsockbatch_tracer_own_insns_per_run{source=\"");
+		label_value(o->f, s->overhead[0].source);
+		fprintf(o->f, "\"} %.6g\n", s->overhead[0].per_run);
 	}
 	family(o, "tracer_missed_runs", T_COUNTER,
 	       "Tracer program runs the kernel skipped (recursion): events not counted.");

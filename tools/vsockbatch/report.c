@@ -17,6 +17,7 @@
 
 #include "commands.h"
 #include "hist.h"
+#include "overhead.h"
 #include "report.h"
 #include "results.h"
 #include "table.h"
@@ -276,6 +277,30 @@ static void pcts(char *buf, size_t len, const struct vb_results *r, int h)
 	snprintf(buf, len, "p50 %s, p99 %s", a, b);
 }
 
+/*
+ * A level that runs once per kernel run: the set's own code per packet
+ * holds at the set's run length only; at this recording's it is the
+ * per-run cost over this run length (vb_overhead_at_run_len).
+ */
+static void report_per_run(FILE *f, const struct vb_results *r)
+{
+	const struct vb_overhead *o = &r->self.overhead;
+	const uint64_t *c = r->totals.cnt;
+	double len, pct, lo, hi;
+
+	if (!(o->measured && o->per_run > 0))
+		return;
+	fprintf(f, "  it runs once per kernel run: %.1f [%.1f, %.1f] own instructions per run, in runs of %.2f packets there; ",
+		o->per_run, o->per_run_lo, o->per_run_hi, o->run_len);
+	len = c[VB_C_BATCHES] ? (double)c[VB_C_BATCH_PKTS] /
+				(double)c[VB_C_BATCHES] : 0;
+	if (vb_overhead_at_run_len(o, len, &pct, &lo, &hi))
+		fprintf(f, "at this recording's %.2f packets per run, %.1f per packet: own code %.2f%% [%.2f, %.2f] of that kernel's untraced %.0f instructions per 64 B packet (less at larger payloads)\n",
+			len, o->per_run / len, pct, lo, hi, o->untraced);
+	else
+		fprintf(f, "this recording has no runs\n");
+}
+
 void vb_report_tracer(FILE *f, const struct vb_results *r)
 {
 	char a[32], b[32];
@@ -299,6 +324,7 @@ void vb_report_tracer(FILE *f, const struct vb_results *r)
 		fprintf(f, "overhead not measured (%s)\n",
 			r->self.overhead.source[0] ? r->self.overhead.source
 						   : "no figure");
+	report_per_run(f, r);
 	if (r->self.bpf_stats) {
 		vb_fmt_ns(a, sizeof(a), (double)r->self.run_ns);
 		fmt_num(b, sizeof(b), pkts ? (double)r->self.run_ns /
@@ -647,6 +673,20 @@ char *vb_report_json(const struct vb_results *r, const char *name)
 			    json_real(r->self.overhead.pct) : json_null());
 	json_object_set_new(o, "overhead_payload", json_string(r->self.overhead.payload));
 	json_object_set_new(o, "overhead_source", json_string(r->self.overhead.source));
+	{
+		double pct, lo, hi;
+		bool per_run = vb_overhead_at_run_len(&r->self.overhead,
+						      m.mean_batch_pkts, &pct,
+						      &lo, &hi);
+
+		/* a level run once per kernel run, at this run length */
+		json_object_set_new(o, "own_insns_per_run",
+				    r->self.overhead.per_run > 0 ?
+				    json_real(r->self.overhead.per_run) :
+				    json_null());
+		json_object_set_new(o, "own_pct_at_run_len", per_run ?
+				    json_real(pct) : json_null());
+	}
 	json_object_set_new(root, "tracer", o);
 	vb_results_labels_to_json(root, r);
 	/* one key per line: easy for awk in the busybox guest */

@@ -383,6 +383,19 @@ static json_t *results_json(const struct vb_results *r)
 		json_object_set_new(e, "kernel",
 				    json_string(r->self.overhead.kernel));
 	}
+	if (r->self.overhead.measured && r->self.overhead.per_run > 0) {
+		const struct vb_overhead *ov = &r->self.overhead;
+
+		json_object_set_new(e, "own_insns_per_run",
+				    json_real(ov->per_run));
+		json_object_set_new(e, "own_insns_per_run_ci95",
+				    json_pack("[f, f]", ov->per_run_lo,
+					      ov->per_run_hi));
+		json_object_set_new(e, "set_run_len_pkts",
+				    json_real(ov->run_len));
+		json_object_set_new(e, "untraced_insns_per_pkt",
+				    json_real(ov->untraced));
+	}
 	json_object_set_new(o, "overhead", e);
 	json_object_set_new(root, "tracer", o);
 	return root;
@@ -486,6 +499,39 @@ static int get(struct ld *ld, json_t *obj, const char *where,
 		return fail(ld, -EINVAL, "field \"%s%s\" is not %s", where, key,
 			    tn[type]);
 	*out = v;
+	return 0;
+}
+
+/*
+ * tracer.overhead's per-run figures: own instructions per run, its CI,
+ * the set's run length and untraced instructions per packet, each a
+ * positive number (the CI around the mean).
+ */
+static int load_per_run(struct ld *ld, json_t *c, struct vb_overhead *ov)
+{
+	static const char *const num[] = { "own_insns_per_run",
+		"set_run_len_pkts", "untraced_insns_per_pkt" };
+	double *to[] = { &ov->per_run, &ov->run_len, &ov->untraced };
+	json_t *v, *a;
+	size_t i;
+
+	for (i = 0; i < 3; i++) {
+		v = json_object_get(c, num[i]);
+		if (!v || !json_is_number(v) || !(json_number_value(v) > 0) ||
+		    !isfinite(json_number_value(v)))
+			return fail(ld, -EINVAL, "field \"tracer.overhead.%s\" is not a positive number",
+				    num[i]);
+		*to[i] = json_number_value(v);
+	}
+	a = json_object_get(c, "own_insns_per_run_ci95");
+	if (!json_is_array(a) || json_array_size(a) != 2 ||
+	    !json_is_number(json_array_get(a, 0)) ||
+	    !json_is_number(json_array_get(a, 1)))
+		return fail(ld, -EINVAL, "field \"tracer.overhead.own_insns_per_run_ci95\" is not [lo, hi]");
+	ov->per_run_lo = json_number_value(json_array_get(a, 0));
+	ov->per_run_hi = json_number_value(json_array_get(a, 1));
+	if (!(ov->per_run_lo <= ov->per_run && ov->per_run <= ov->per_run_hi))
+		return fail(ld, -EINVAL, "field \"tracer.overhead.own_insns_per_run_ci95\" does not hold own_insns_per_run");
 	return 0;
 }
 
@@ -905,6 +951,11 @@ static int load_root(struct ld *ld, json_t *root, struct vb_results *r)
 				   sizeof(r->self.overhead.kernel))))
 			return err;
 	}
+	/* optional: a level that runs once per kernel run */
+	if (r->self.overhead.measured &&
+	    json_object_get(c, "own_insns_per_run") &&
+	    (err = load_per_run(ld, c, &r->self.overhead)))
+		return err;
 
 labels:
 	o = json_object_get(root, "labels");	/* optional */

@@ -123,6 +123,15 @@ struct vb_overhead {
 	double lo, hi;		/* pct's 95 % CI */
 	double direct;		/* the tracer's own instructions, % */
 	int boots;		/* n behind the figures */
+	/*
+	 * A level that runs once per kernel run (light with the series):
+	 * its own instructions per run with their 95 % CI, the set's mean
+	 * run length (direct is per_run / run_len / untraced) and untraced
+	 * instructions per packet.  per_run 0: a per-packet level.
+	 */
+	double per_run, per_run_lo, per_run_hi;
+	double run_len;
+	double untraced;
 	char payload[16];	/* payload of the measurement used */
 	char kernel[32];	/* kernel measured ("?": not this one) */
 	char source[96];	/* results set */
