@@ -486,6 +486,19 @@ set_name=$(sed -n 's/^#define VB_OVERHEAD_SET "\(.*\)"$/\1/p' "$ROOT/tools/vsock
    cmp -s "$tmp/t.h" "$ROOT/tools/vsockbatch/overhead_table.h"
 outcome $? "overhead_table.h regenerates from $set_name" \
 	"overhead_table.h is not what '${set_name:-no set}' generates: $(head -c 300 "$tmp/err")"
+# light with the series is quoted per run: a set with its rows but no
+# per-run rows of its own is refused, not written with zeros
+mkdir -p "$tmp/noperrun"
+cp "$ROOT/$set_name/cost.tsv" "$tmp/noperrun/"
+# (its per-run.tsv: the rows of the sets it was made from, none its own)
+cp "$ROOT/$set_name/per-run.tsv" "$tmp/noperrun/"
+expect "tracer-cost: --table-only on a set without its per-run rows" 2 "per-run.tsv has no rows of noperrun" \
+	"$ROOT/scripts/tracer-cost.sh" --table-only "$tmp/noperrun" --table "$tmp/t2.h"
+[ ! -e "$tmp/t2.h" ] && [ ! -e "$tmp/t2.h.tmp" ]
+outcome $? "tracer-cost: the refused table is not written" "$tmp/t2.h or its .tmp exists"
+grep -q '"patched", "6.12.\*+", 64, .*, [1-9][0-9.]*, [0-9.]*, [0-9.]*, [0-9.]* },$' "$tmp/t.h"
+outcome $? "overhead_table.h: patched light carries its cost per run" \
+	"no per-run figures on the patched light row of $tmp/t.h"
 # one-vCPU rows: Debian 6.1's (no two-vCPU row) goes to the tool's
 # table, Debian 6.12's (a reference beside its two-vCPU row) does not
 grep -q '"debian-6.1-1cpu", "6.1.0-\*"' "$tmp/t.h" && ! grep -q '"debian-6.12-1cpu"' "$tmp/t.h"
