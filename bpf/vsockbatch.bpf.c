@@ -620,10 +620,11 @@ int recv_pkt_btf(__u64 *ctx)
  * resets (vb_stats_fold_ops).  recv_pkt_btf, which light mode ran before,
  * also tested the mode, made three increments and compared the op three
  * times: 65 instructions per packet against this one's 39 on the lab's
- * 6.12 baseline (results/2026-12-06-tracer-cost-light-prog).  len and
- * op arrive zero-extended to u64 (see held_run), so they are used as
- * read.  Loaded in light mode only, attached only while recording: it
- * tests neither the mode nor `enabled`.
+ * 6.12 baseline (results/2026-12-06-tracer-cost-light-prog), 35 since it
+ * stopped testing `enabled` (results/2026-12-06-tracer-cost-attach).
+ * len and op arrive zero-extended to u64 (see held_run), so they are
+ * used as read.  Loaded in light mode only, attached only while
+ * recording: it tests neither the mode nor `enabled`.
  */
 SEC("tp_btf/virtio_transport_recv_pkt")
 int recv_pkt_light(__u64 *ctx)
@@ -822,7 +823,8 @@ static __always_inline int on_rx_batch(const void *skaddr,
 
 /*
  * A run into a light slot's held counters (fc; its histograms are not
- * held: rx_batch_held adds them), the arguments read from ctx as u64: tp_btf passes each one zero-extended (the kernel's
+ * held: rx_batch_held adds them), the arguments read from ctx as u64:
+ * tp_btf passes each one zero-extended (the kernel's
  * __CAST_TO_U64), so pkts, bytes and the two bools need no truncation
  * (each (__u32) cast costs a shift pair), a bool is 0 or 1 and the __u8
  * reason at most 255; the bound keeps the index inside the counters.

@@ -356,17 +356,21 @@ expect "light-per-run: no set" 2 "usage: SET" \
 expect "light-per-run: not a tracer-cost set" 2 "notaset: no steps.tsv and raw.tar.xz" \
 	"$ROOT/scripts/light-per-run.sh" "$tmp/notaset"
 # the per-run table a set commits is what the script makes from it
-lpr=$ROOT/results/2026-12-06-tracer-cost-light-prog
-if [ -x "$ROOT/build/vsockbatch" ]; then
-	if "$ROOT/scripts/light-per-run.sh" "$ROOT/results/2026-12-06-tracer-cost-held" \
-		"$lpr" 2>"$tmp/err" | cmp -s - "$lpr/per-run.tsv"; then
+# (each set's beside the one before it)
+prev=$ROOT/results/2026-12-06-tracer-cost-held
+for lpr in "$ROOT/results/2026-12-06-tracer-cost-light-prog" \
+	   "$ROOT/results/2026-12-06-tracer-cost-attach"; do
+	[ -x "$ROOT/build/vsockbatch" ] || break
+	if "$ROOT/scripts/light-per-run.sh" "$prev" "$lpr" 2>"$tmp/err" |
+	   cmp -s - "$lpr/per-run.tsv"; then
 		echo "ok: light-per-run: $lpr/per-run.tsv regenerates"
 		passed=$((passed + 1))
 	else
 		echo "FAIL: light-per-run: $lpr/per-run.tsv does not regenerate"
 		failed=$((failed + 1))
 	fi
-fi
+	prev=$lpr
+done
 expect "tracer-cost: --boots 1" 2 "--boots needs a number >= 2" \
 	"$ROOT/scripts/tracer-cost.sh" --boots 1
 expect "tracer-cost: unknown kernel" 2 "unknown kernel 'nosuch'" \
