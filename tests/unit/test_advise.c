@@ -280,6 +280,23 @@ static void test_credit(void **state)
 	assert_int_equal(run_rule(&r, VB_ADV_CREDIT, &a), VB_ADV_CLEAR);
 	set(&r, VB_C_CREDIT_STALLS, 256);
 	assert_int_equal(run_rule(&r, VB_ADV_CREDIT, &a), VB_ADV_FIRES);
+	/*
+	 * --sample 8: a wait share scaled up from 2 sampled stalls does
+	 * not fire (the lab's pp-clear once: 11.5 %), from 10 it does;
+	 * --sample 1 counts every stall, 2 are enough
+	 */
+	set(&r, VB_C_CREDIT_WAIT_NS, 300000000ULL);
+	set(&r, VB_C_CREDIT_STALLS, 2);
+	r.self.sample = 8;
+	assert_int_equal(run_rule(&r, VB_ADV_CREDIT, &a), VB_ADV_CLEAR);
+	assert_non_null(strstr(a.f[VB_ADV_CREDIT].evidence,
+			       "2 sampled stalls counted 8 times each (--sample 8): too few"));
+	set(&r, VB_C_CREDIT_STALLS, 10);
+	assert_int_equal(run_rule(&r, VB_ADV_CREDIT, &a), VB_ADV_FIRES);
+	assert_null(strstr(a.f[VB_ADV_CREDIT].evidence, "too few"));
+	set(&r, VB_C_CREDIT_STALLS, 2);
+	r.self.sample = 1;
+	assert_int_equal(run_rule(&r, VB_ADV_CREDIT, &a), VB_ADV_FIRES);
 	/* queue state never read (old file, light mode): no verdict */
 	set(&r, VB_C_RXQ_WINDOWS, 0);
 	assert_int_equal(run_rule(&r, VB_ADV_CREDIT, &a), VB_ADV_NO_DATA);

@@ -32,6 +32,14 @@
 #define SMALL_PKT		576.0	/* ~SKB_TRUESIZE(0): ENOBUFS note */
 #define CR_WAIT_SHARE		0.10	/* credit waits / recording */
 #define CR_STALL_SHARE		0.20	/* windows leaving < 4 KiB credit */
+/*
+ * Under --sample N only 1 window in N is checked for a stall and each
+ * wait found counts N times: the wait share is then a count of sampled
+ * stalls scaled up, and below this many its Poisson error (> 30 %) can
+ * carry it across CR_WAIT_SHARE by chance (the lab's pp-clear once: 2
+ * stalls x 8 = 11.5 % of a 0.44 s recording).  --sample 1 is exact.
+ */
+#define CR_MIN_SAMPLED_STALLS	10
 #define SC_SHARE		0.50	/* reader calls on the RX CPU */
 #define IDLE_BUSY		0.65	/* worker occupancy and every vCPU */
 #define IDLE_MIN_BYTES		(1u << 20)
@@ -79,8 +87,9 @@ const struct vb_adv_rule_info vb_adv_rules[VB_ADV_NR] = {
 		"credit",
 		"Sender stalled on credit",
 		"time from a window that left the peer < 4 KiB of credit to "
-		"that socket's next packet > 10 % of the recording, or > 20 "
-		"% of windows leaving it so",
+		"that socket's next packet > 10 % of the recording (with "
+		"--sample N > 1: from >= 10 sampled stalls), or > 20 % of "
+		"windows leaving it so",
 		"the sender may not have more than the receiver's buf_alloc "
 		"in flight; once the window is used up it waits for a credit "
 		"update, which the receiver sends only after the reader has "
@@ -425,6 +434,9 @@ static void rule_credit(const struct adv_in *in, struct vb_adv_finding *f)
 			    in->dur_s);
 	double stalls = ratio((double)in->c[VB_C_CREDIT_STALLS],
 			      (double)in->c[VB_C_RXQ_WINDOWS]);
+	uint32_t smp = in->r->self.sample;
+	bool few = smp > 1 &&
+		   in->c[VB_C_CREDIT_STALLS] < CR_MIN_SAMPLED_STALLS;
 
 	if (!in->rxq_read) {
 		f->verdict = VB_ADV_NO_DATA;
@@ -436,7 +448,13 @@ static void rule_credit(const struct adv_in *in, struct vb_adv_finding *f)
 	ev(f, "stalled_windows", stalls * 100, "%");
 	ev(f, "credit_updates_rx_per_mb",
 	   ratio((double)in->c[VB_C_CREDIT_RX], in->mb), "per MiB");
-	verdict(f, wait, CR_WAIT_SHARE, true);
+	if (few) {
+		/* too few sampled stalls to scale up: the share alone */
+		f->verdict = VB_ADV_CLEAR;
+		f->severity = 0;
+	} else {
+		verdict(f, wait, CR_WAIT_SHARE, true);
+	}
 	if (stalls > CR_STALL_SHARE) {
 		f->verdict = VB_ADV_FIRES;
 		f->severity = fmax(f->severity, stalls / CR_STALL_SHARE);
@@ -445,6 +463,16 @@ static void rule_credit(const struct adv_in *in, struct vb_adv_finding *f)
 	    "left the sender < 4 KiB of credit and its next packet "
 	    "(threshold 10 %%); %.1f %% of windows left it so (threshold "
 	    "20 %%).", wait * 100, stalls * 100);
+	if (few && wait > CR_WAIT_SHARE) {
+		size_t n = strlen(f->evidence);
+
+		snprintf(f->evidence + n, VB_ADV_TEXT - n,
+			 "  That time is %llu sampled stalls counted %u times "
+			 "each (--sample %u): too few to judge by (< %d); "
+			 "--sample 1 checks every window.",
+			 (unsigned long long)in->c[VB_C_CREDIT_STALLS], smp,
+			 smp, CR_MIN_SAMPLED_STALLS);
+	}
 	if (f->verdict == VB_ADV_FIRES)
 		say(f->advice, "Give the receiving socket a larger buffer "
 		    "(SO_VM_SOCKETS_BUFFER_SIZE, and _MAX_SIZE if above 256 "
