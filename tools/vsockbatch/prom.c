@@ -331,6 +331,16 @@ static void histogram(struct out *o, const struct hist_def *d)
 		(unsigned long long)count);
 }
 
+/* One sample of a tracer-cost family: the measurement's payload and set. */
+static void overhead_sample(struct out *o, const char *name,
+			    const struct vb_overhead *ov, double v)
+{
+	fprintf(o->f, "vsockbatch_%s{payload_bytes=\"%s\",source=\"", name,
+		ov->payload);
+	label_value(o->f, ov->source);
+	fprintf(o->f, "\"} %.6g\n", v);
+}
+
 static void tracer_families(struct out *o)
 {
 	const struct vb_prom_snap *s = o->s;
@@ -364,20 +374,16 @@ static void tracer_families(struct out *o)
 	if (s->noverhead) {
 		family(o, "tracer_overhead_ratio", T_GAUGE,
 		       "The tracer's measured cost in this mode on this kernel: extra guest instructions per byte received, traced vs untraced, under QEMU icount, per payload size of the measurement (a negative figure is within that measurement's noise).");
-		for (i = 0; i < s->noverhead; i++) {
-			fprintf(o->f, "vsockbatch_tracer_overhead_ratio{payload_bytes=\"%s\",source=\"",
-				s->overhead[i].payload);
-			label_value(o->f, s->overhead[i].source);
-			fprintf(o->f, "\"} %.6g\n", s->overhead[i].pct / 100.0);
-		}
+		for (i = 0; i < s->noverhead; i++)
+			overhead_sample(o, "tracer_overhead_ratio",
+					&s->overhead[i],
+					s->overhead[i].pct / 100.0);
 		family(o, "tracer_untraced_insns_per_packet", T_GAUGE,
 		       "Guest instructions per packet of the untraced transfer in the measurement behind vsockbatch_tracer_overhead_ratio (QEMU icount, that kernel and payload): what the tracer's own instructions are a share of.");
-		for (i = 0; i < s->noverhead; i++) {
-			fprintf(o->f, "vsockbatch_tracer_untraced_insns_per_packet{payload_bytes=\"%s\",source=\"",
-				s->overhead[i].payload);
-			label_value(o->f, s->overhead[i].source);
-			fprintf(o->f, "\"} %.6g\n", s->overhead[i].untraced);
-		}
+		for (i = 0; i < s->noverhead; i++)
+			overhead_sample(o, "tracer_untraced_insns_per_packet",
+					&s->overhead[i],
+					s->overhead[i].untraced);
 	}
 	/* light mode with the series: its cost follows the run length here */
 	if (s->noverhead && s->overhead[0].per_run > 0) {

@@ -285,15 +285,16 @@ static void pcts(char *buf, size_t len, const struct vb_results *r, int h)
 static void report_per_run(FILE *f, const struct vb_results *r)
 {
 	const struct vb_overhead *o = &r->self.overhead;
-	const uint64_t *c = r->totals.cnt;
+	struct vb_metrics m;
 	double len, pct, lo, hi;
 
 	if (!(o->measured && o->per_run > 0))
 		return;
 	fprintf(f, "  it runs once per kernel run: %.1f [%.1f, %.1f] own instructions per run, in runs of %.2f packets there; ",
 		o->per_run, o->per_run_lo, o->per_run_hi, o->run_len);
-	len = c[VB_C_BATCHES] ? (double)c[VB_C_BATCH_PKTS] /
-				(double)c[VB_C_BATCHES] : 0;
+	/* the run length report and report --json print */
+	vb_metrics_compute(&r->totals, &r->cost, r->trace, &m);
+	len = m.mean_batch_pkts;
 	if (vb_overhead_at_run_len(o, len, &pct, &lo, &hi))
 		fprintf(f, "at this recording's %.2f packets per run, %.1f per packet: own code %.2f%% [%.2f, %.2f] of that kernel's untraced %.0f instructions per 64 B packet (less at larger payloads)\n",
 			len, o->per_run / len, pct, lo, hi, o->untraced);
