@@ -108,7 +108,8 @@ struct vb_lhist {
 	X(RXQ_WINDOWS,	"rxq_windows",	SUM, "worker windows whose RX queue state was read") \
 	X(RXQ_AT_BUDGET, "rxq_at_budget", SUM, "windows closed with the skb queue at its budget") \
 	X(CREDIT_STALLS, "credit_stalls", SUM, "windows that left the peer < 4 KiB of credit") \
-	X(CREDIT_WAIT_NS, "credit_wait_ns", SUM, "credit stall -> that socket's next packet, summed")
+	X(CREDIT_WAIT_NS, "credit_wait_ns", SUM, "credit stall -> that socket's next packet, summed") \
+	X(WIN_PKTS,	"win_pkts",	SUM, "packets the window hooks saw (full --duty N: their time slices only; else 0)")
 
 #define VB_COUNTERS(X) VB_FLOW_COUNTERS(X) VB_CPU_COUNTERS(X)
 

@@ -10,9 +10,11 @@
 #   untraced                the reference
 #   full, light             vsockbatch record -m MODE
 #   fullevery               -m full --sample 1 (every window timed)
+#   fullduty, fulldutyN     -m full --duty 16 (window hooks 1 slice in 16),
+#                           --duty N
 #   fullkp, fulleverykp     the same with VSOCKBATCH_FORCE_KPROBE=1
-# A warm-up transfer (unmarked) goes first, so the first kind does not
-# pay the cold caches.  $RESULTS/marks.tsv: "first_mark NAME.64 64 bytes",
+# A warm-up transfer (unmarked, at most 4 MiB) goes first, so the first
+# kind does not pay the cold caches.  $RESULTS/marks.tsv: "first_mark NAME.64 64 bytes",
 # NAME = KIND followed by the round's letter (a, b, ...);
 # $RESULTS/kallsyms-NAME.txt: /proc/kallsyms's module and BPF lines, read
 # while the tracer is attached (before the first mark);
@@ -49,7 +51,10 @@ case $rounds in [1-9] | [1-2][0-9]) ;; *) echo "tracer-profile: ROUNDS 1..26, no
 # the kernel's own text symbols as this boot placed them: Debian ships
 # a stub System.map (the real one is in the -dbg package)
 grep -v '\[' /proc/kallsyms >"$out/kallsyms-kernel.txt"
+b0=$b
+[ "$b" -le 4194304 ] || b=4194304
 xfer "" "" || { echo "tracer-profile: warm-up transfer failed"; exit 1; }
+b=$b0
 set -f
 list=$(echo "$kinds" | tr ',' ' ')
 n=$(echo $list | wc -w)
@@ -69,6 +74,9 @@ while [ $r -lt "$rounds" ]; do
 			[ "$m" = "$kind" ] || kp=VSOCKBATCH_FORCE_KPROBE=1
 			smp=
 			[ "$m" != fullevery ] || m=full smp="--sample 1"
+			case $m in fullduty*) smp="--duty ${m#fullduty}" m=full
+				[ "$smp" != "--duty " ] || smp="--duty 16" ;;
+			esac
 			set -- env $kp vsockbatch record -m "$m" $smp -o "$out/$name.json" -- ;;
 		esac
 		"$@" sh "$0" --xfer $a $((a + 1)) $((port + 10 * k)) "$name" "$b" \

@@ -298,6 +298,64 @@ check "$rc == 2" "record --sample 3: bad usage (not a power of two)"
 check "$(wc -l </tmp/err.txt) == 1" "with one line"
 [ -e /tmp/s3.json ] && fail "record --sample 3 wrote a file"
 
+# --- --duty 8: window hooks attached 1 time slice in 8 ------------------------
+# Kernels without the series only.  A light tracer runs inside: its exact
+# packet and byte counts are what --duty's own recv_pkt_light must give.
+vsockbatch record --duty 0 -o /tmp/d0.json -d 1 2>/tmp/err.txt; rc=$?
+check "$rc == 2" "record --duty 0: bad usage"
+check "$(wc -l </tmp/err.txt) == 1" "with one line"
+vsockbatch record --duty 65 -o /tmp/d0.json -d 1 2>/dev/null; rc=$?
+check "$rc == 2" "record --duty 65: bad usage"
+[ -e /tmp/d0.json ] && fail "record --duty 0/65 wrote a file"
+if [ "$kmode" = baseline ]; then
+	start_receiver "$out/duty.rx"
+	# 20 ms slices: a 1 MiB transfer under TCG spans many
+	VSOCKBATCH_SLICE_MS=20 vsockbatch record -m full --duty 8 -o "$out/duty.json" -- \
+		vsockbatch record -m light -o "$out/duty-light.json" -- \
+		$TX --sender 1 --port "$port" --bytes 1M --buf-size 64 \
+		>"$out/duty.tx" 2>"$out/duty.err" || fail "record --duty 8"
+	wait $rpid || fail "receiver (--duty 8)"
+	port=$((port + 1))
+	cat "$out/duty.err"
+	vsockbatch report --json "$out/duty.json" >"$out/duty-report.json" ||
+		fail "report --json (--duty 8)"
+	vsockbatch report --json "$out/duty-light.json" >"$out/duty-light-report.json" ||
+		fail "report --json (light inside --duty 8)"
+	d=$out/duty-report.json
+	for k in pkts bytes rw_pkts ctrl_pkts; do
+		a=$(metric "$d" $k)
+		b=$(metric "$out/duty-light-report.json" $k)
+		check "${a:-x} == ${b:-y}" "--duty 8: every packet counted, as light counts them ($k)"
+	done
+	p=$(metric "$d" pkts); w=$(metric "$d" window_pkts); bt=$(metric "$d" batches)
+	say "--duty 8: window hooks saw $w of $p packets, $bt windows"
+	# 20 ms on, 140 ms off, from the interval's start: about 1/8 of a
+	# steady transfer, whatever its rate; attach latency under TCG and
+	# the transfer's own pace move it, so the bounds are loose
+	check "${w:-0} >= ${p:-1} / 32 && ${w:-0} <= ${p:-0} / 2" \
+		"--duty 8: the window hooks saw between 1/32 and 1/2 of the packets"
+	check "${bt:-0} > 0 && ${bt:-0} <= ${w:-0}" "--duty 8: windows only from the packets the hooks saw"
+	# per packet, from the packets the slices saw: baseline's constants
+	check "$(metric "$d" lookups_per_pkt) == 1" "--duty 8: one lookup+lock per packet"
+	check "$(metric "$d" mean_batch_pkts) == 1" "--duty 8: every window 1 packet"
+	dpp=$(metric "$d" dr_per_pkt)
+	check "${dpp:-0} >= 0.9 && ${dpp:-9} <= 1" "--duty 8: data-ready per packet the slices saw about 1 ($dpp)"
+	grep -q '"window_duty": 8' "$out/duty.json" || fail "duty.json does not say --duty 8"
+	grep -q '"window_duty": 1' "$out/duty-light.json" || fail "light inside: window_duty is not 1"
+	grep -q '"window_slice_ms": 20' "$out/duty.json" || fail "duty.json does not say its 20 ms slices"
+	vsockbatch report "$out/duty.json" | grep -q "window hooks attached 1 time slice (20 ms) in 8 (--duty): they saw $w of the $p packets" ||
+		fail "report does not say the window hooks saw $w of $p packets"
+	vsockbatch advise "$out/duty.json" >/dev/null 2>/tmp/err.txt; rc=$?
+	check "$rc == 2" "advise refuses a --duty recording"
+	grep -q "recorded with --duty 8" /tmp/err.txt || fail "advise: reason '$(cat /tmp/err.txt)'"
+else
+	vsockbatch record -m full --duty 8 -o /tmp/d8.json -d 1 2>/tmp/err.txt; rc=$?
+	check "$rc == 2" "record --duty 8 on a kernel with the series: bad usage"
+	check "$(wc -l </tmp/err.txt) == 1" "with one line"
+	grep -q "on a kernel without the series" /tmp/err.txt || fail "--duty refusal: reason '$(cat /tmp/err.txt)'"
+	[ -e /tmp/d8.json ] && fail "record --duty on a batched kernel wrote a file"
+fi
+
 # --- top, live, while traffic flows ----------------------------------------
 vsockbatch top -b -i 1 -n 6 >"$out/tracer-top.txt" 2>&1 &
 tpid=$!

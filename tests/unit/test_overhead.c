@@ -117,6 +117,23 @@ static void test_lookup(void **state)
 		assert_true(b.direct > o.direct);
 	else
 		assert_non_null(strstr(b.source, "not measured"));
+	/* --duty 8 is its own cell, never full's */
+	{
+		struct vb_overhead_key k = {
+			.trace = VB_TRACE_FULL, .kernel = VB_MODE_BASELINE,
+			.sample = 8, .duty = 8, .release = "6.12.118+",
+			.payload = "64",
+		};
+
+		vb_overhead_lookup(&k, &b);
+		if (b.measured)
+			assert_true(b.direct < o.direct);
+		else
+			assert_non_null(strstr(b.source, "--duty"));
+		k.duty = 3;
+		vb_overhead_lookup(&k, &b);
+		assert_false(b.measured);
+	}
 	look(VB_TRACE_FULL, VB_MODE_UNKNOWN, 8, false, "6.12.118+", "64", &o);
 	assert_false(o.measured);
 }

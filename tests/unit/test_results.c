@@ -310,7 +310,7 @@ static void test_runs_not_visible(void **state)
 	assert_non_null(strstr(s, "\"mode\":\"full\",\"runs_visible\":false"));
 	assert_int_equal(vb_results_load_string(s, &b, err, sizeof(err)), 0);
 	assert_int_equal(b.trace, VB_TRACE_FULL_NORUNS);
-	vb_metrics_compute(&b.totals, &b.cost, b.trace, &m);
+	vb_metrics_compute(&b.totals, &b.cost, b.trace, 1, &m);
 	assert_true(isnan(m.mean_batch_pkts));
 	assert_true(isnan(m.lookups_per_pkt));
 	assert_true(isnan(m.window_mean_ns));
@@ -318,6 +318,57 @@ static void test_runs_not_visible(void **state)
 	free(s);
 	vb_results_free(&a);
 	vb_results_free(&b);
+}
+
+/*
+ * --duty: the file says N; the per-packet window figures divide by the
+ * packets the window hooks saw, and with none seen they are unknown, not
+ * 0.  A duty other than 1 in light mode, or out of range, is refused.
+ */
+static void test_window_duty(void **state)
+{
+	struct vb_results a, b;
+	struct vb_metrics m;
+	char err[256], *s, *p;
+
+	(void)state;
+	fixture_results(&a, false, VB_COST_CYCLES);
+	a.self.duty = 8;
+	a.totals.cnt[VB_C_PKTS] = 8000;
+	a.totals.cnt[VB_C_WIN_PKTS] = 1000;
+	a.totals.cnt[VB_C_BATCHES] = 1000;
+	a.totals.cnt[VB_C_BATCH_PKTS] = 1000;
+	a.totals.cnt[VB_C_DR_INSIDE] = 990;
+	a.totals.cnt[VB_C_DR_AFTER] = 0;
+	s = vb_results_dump_string(&a, 0);
+	assert_non_null(strstr(s, "\"window_duty\":8"));
+	assert_non_null(strstr(s, "\"win_pkts\":1000"));
+	assert_int_equal(vb_results_load_string(s, &b, err, sizeof(err)), 0);
+	assert_int_equal(b.self.duty, 8);
+	vb_metrics_compute(&b.totals, &b.cost, b.trace, b.self.duty, &m);
+	assert_near(m.lookups_per_pkt, 1.0, 1e-12);
+	assert_near(m.dr_per_pkt, 0.99, 1e-12);
+	assert_near(m.mean_batch_pkts, 1.0, 1e-12);
+	/* the same counters read as unsliced: 8 times fewer per packet */
+	vb_metrics_compute(&b.totals, &b.cost, b.trace, 1, &m);
+	assert_near(m.dr_per_pkt, 0.12375, 1e-12);
+	b.totals.cnt[VB_C_WIN_PKTS] = 0;
+	b.totals.cnt[VB_C_BATCHES] = b.totals.cnt[VB_C_BATCH_PKTS] = 0;
+	b.totals.cnt[VB_C_DR_INSIDE] = 0;
+	vb_metrics_compute(&b.totals, &b.cost, b.trace, 8, &m);
+	assert_true(isnan(m.lookups_per_pkt));
+	assert_true(isnan(m.dr_per_pkt));
+	vb_results_free(&b);
+
+	p = strstr(s, "\"window_duty\":8");
+	memcpy(p, "\"window_duty\":0", strlen("\"window_duty\":0"));
+	expect_reject(s, -EINVAL, "window_duty");
+	free(s);
+	a.trace = VB_TRACE_LIGHT;
+	s = vb_results_dump_string(&a, 0);
+	expect_reject(s, -EINVAL, "needs tracer.mode full");
+	free(s);
+	vb_results_free(&a);
 }
 
 static void test_labels_optional(void **state)
@@ -410,7 +461,7 @@ static void test_metrics(void **state)
 
 	(void)state;
 	fixture_results(&r, true, VB_COST_CYCLES);
-	vb_metrics_compute(&r.totals, &r.cost, r.trace, &m);
+	vb_metrics_compute(&r.totals, &r.cost, r.trace, 1, &m);
 	assert_near(m.mean_batch_pkts, 4.0, 1e-12);
 	assert_near(m.mean_batch_bytes, 256.0, 1e-12);
 	assert_near(m.batch_max, 4.0, 1e-12);
@@ -427,7 +478,7 @@ static void test_metrics(void **state)
 	assert_near(m.cost_per_byte, 50.0, 1e-12);	/* 3.2e6 / 64000 */
 	assert_near(m.worker_ns_per_byte, 100.0, 1e-12);
 	/* light mode: only what the two tracepoints say */
-	vb_metrics_compute(&r.totals, &r.cost, VB_TRACE_LIGHT, &m);
+	vb_metrics_compute(&r.totals, &r.cost, VB_TRACE_LIGHT, 1, &m);
 	assert_near(m.mean_batch_pkts, 4.0, 1e-12);
 	assert_near(m.kb_hold_mean_ns, 2500.0, 1e-9);
 	assert_near(m.lookups_per_pkt, 0.25, 1e-12);
@@ -439,7 +490,7 @@ static void test_metrics(void **state)
 
 	fixture_results(&r, false, VB_COST_CYCLES);
 	r.cost.measured = false;
-	vb_metrics_compute(&r.totals, &r.cost, r.trace, &m);
+	vb_metrics_compute(&r.totals, &r.cost, r.trace, 1, &m);
 	assert_near(m.mean_batch_pkts, 1.0, 1e-12);
 	assert_near(m.pct_deferred, 0.0, 1e-12);
 	assert_near(m.lookups_per_pkt, 1.0, 1e-12);
@@ -447,7 +498,7 @@ static void test_metrics(void **state)
 	assert_true(isnan(m.kb_hold_mean_ns));	/* no rx_batch event */
 	assert_true(isnan(m.ws_per_pkt));	/* not measured on baseline */
 	r.totals.cnt[VB_C_USER_WAITS] = 0;
-	vb_metrics_compute(&r.totals, &r.cost, r.trace, &m);
+	vb_metrics_compute(&r.totals, &r.cost, r.trace, 1, &m);
 	assert_true(isnan(m.user_wait_mean_ns));	/* no samples */
 	vb_results_free(&r);
 }
@@ -497,6 +548,7 @@ int main(void)
 		cmocka_unit_test(test_load_file_errors),
 		cmocka_unit_test(test_save_error),
 		cmocka_unit_test(test_metrics),
+		cmocka_unit_test(test_window_duty),
 		cmocka_unit_test(test_agg_ops_and_labels),
 	};
 

@@ -511,7 +511,7 @@ static int load_traced(struct set *s, const char *dir, size_t ri)
 			 "%s", r.kernel_release);
 		snprintf(s->kernel_mode[st], sizeof(s->kernel_mode[st]), "%s",
 			 vb_mode_name(r.mode));
-		vb_metrics_compute(&r.totals, &r.cost, r.trace, &m);
+		vb_metrics_compute(&r.totals, &r.cost, r.trace, r.self.duty, &m);
 		s->ntraced++;
 #define ADD(metric, val) \
 		if (isfinite(val) && add_sample(s, run, p, metric, val)) \

@@ -668,6 +668,16 @@ int vb_advise(const struct vb_results *r, struct vb_advice *a,
 		snprintf(err, errlen, "the recording has no duration");
 		return -EINVAL;
 	}
+	/*
+	 * The rules weigh window counters (RX queue state, credit stalls,
+	 * data-ready) against all packets and the whole duration; --duty
+	 * saw them in 1 slice in N, and a stall's wait may span the slices.
+	 */
+	if (r->self.duty > 1) {
+		snprintf(err, errlen, "recorded with --duty %u: its window counters cover 1 time slice in %u; advise needs them whole (record with -m full, no --duty)",
+			 r->self.duty, r->self.duty);
+		return -EINVAL;
+	}
 	if (!r->totals.cnt[VB_C_RW_PKTS] || !r->totals.cnt[VB_C_BYTES]) {
 		snprintf(err, errlen, "no data packets were recorded (%llu "
 			 "packets): record on the receiving side while data "

@@ -178,7 +178,8 @@ static int side_load(struct side *s)
 			return vb_results_load_exit(rc);
 		}
 		vb_metrics_compute(&s->res[i].totals, &s->res[i].cost,
-				   s->res[i].trace, &s->met[i]);
+				   s->res[i].trace, s->res[i].self.duty,
+				   &s->met[i]);
 	}
 	return 0;
 }
@@ -418,6 +419,15 @@ static int check_inputs(struct input *in, struct warnings *w)
 	}
 	warn_label(in, w, LABEL_MODE);
 	warn_label(in, w, LABEL_BYTES);
+	for_each_file(in, s, i) {
+		r = &in->side[s]->res[i];
+		if (r->self.duty > 1) {
+			/* a CI over runs still holds: it takes in the sampling */
+			warn_add(w, "%s was recorded with --duty %u: its window figures (lookups and data-ready per packet, batch lengths, window times) are estimates from the packets its slices saw, not exact counts",
+				 in->side[s]->paths[i], r->self.duty);
+			break;
+		}
+	}
 	in->cost_ok = measured == total;
 	if (measured && !in->cost_ok)
 		warn_add(w, "CPU cost measured in only %zu of %zu files: cost per byte left out",

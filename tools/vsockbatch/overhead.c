@@ -27,6 +27,7 @@ struct row {
 	enum vb_trace_mode trace;
 	enum vb_kernel_mode kernel;
 	uint32_t sample;
+	uint32_t duty;		/* --duty: window hooks 1 slice in N */
 	bool kprobe;
 	const char *name;	/* the lab's name for the kernel */
 	const char *release;	/* fnmatch pattern of its uname -r */
@@ -36,6 +37,7 @@ struct row {
 	double untraced;	/* untraced instructions per packet */
 	/* per-run levels (per-run.tsv of the set); 0: per packet */
 	double per_run, per_run_lo, per_run_hi, run_len;
+	const char *set;	/* the results set it comes from */
 };
 
 /* The rows of VB_OVERHEAD_SET/cost.tsv, Debian's kernels first. */
@@ -80,7 +82,8 @@ static bool same_level(const struct row *r, const struct vb_overhead_key *k)
 {
 	enum vb_trace_mode t = k->trace;
 
-	if (r->trace != t || r->kernel != k->kernel || r->kprobe != k->kprobe)
+	if (r->trace != t || r->kernel != k->kernel || r->kprobe != k->kprobe ||
+	    r->duty != (k->duty ? k->duty : 1))
 		return false;
 	return t == VB_TRACE_LIGHT || r->sample == (k->sample ? k->sample : 1);
 }
@@ -136,7 +139,7 @@ static void fill(const struct row *row, bool exact, struct vb_overhead *o)
 	snprintf(o->payload, sizeof(o->payload), "%lu", row->payload);
 	snprintf(o->kernel, sizeof(o->kernel), "%s%s", row->name,
 		 exact ? "" : "?");
-	snprintf(o->source, sizeof(o->source), "%s (icount)", VB_OVERHEAD_SET);
+	snprintf(o->source, sizeof(o->source), "%s (icount)", row->set);
 }
 
 size_t vb_overhead_rows(const struct vb_overhead_key *k,
@@ -181,7 +184,7 @@ void vb_overhead_lookup(const struct vb_overhead_key *k, struct vb_overhead *o)
 	if (!pick) {
 		snprintf(o->source, sizeof(o->source),
 			 "not measured for this mode, kernel%s",
-			 k->trace == VB_TRACE_LIGHT ? "" : " and --sample");
+			 k->trace == VB_TRACE_LIGHT ? "" : ", --sample and --duty");
 		return;
 	}
 	fill(pick, exact, o);

@@ -22,6 +22,7 @@ struct vb_overhead_key {
 	enum vb_trace_mode trace;	/* FULL_NORUNS: never measured */
 	enum vb_kernel_mode kernel;
 	uint32_t sample;		/* full mode's --sample (light: any) */
+	uint32_t duty;			/* full mode's --duty (0: 1) */
 	bool kprobe;			/* a hook attached as a kprobe */
 	const char *release;		/* uname -r; NULL: the lab's kernels */
 	const char *payload;		/* payload label; NULL: 64 B */

@@ -123,7 +123,7 @@ static void flow_cells(struct flow_cells *c, const struct vb_flow *fl,
 	size_t n = sizeof(c->text[0]);
 	int i;
 
-	vb_metrics_compute(&fl->agg, NULL, trace, &m);
+	vb_metrics_compute(&fl->agg, NULL, trace, 1, &m);
 	if (!memcmp(&fl->key, &vb_other_flows, sizeof(fl->key))) {
 		snprintf(c->text[FC_SRC], n, "(other flows:");
 		snprintf(c->text[FC_DST], n, "map full)");
@@ -221,7 +221,7 @@ static void print_flow_hists(FILE *f, const struct vb_results *r)
 	for (i = 0; i < r->nflows; i++) {
 		const struct vb_flow *fl = &sorted[i];
 
-		vb_metrics_compute(&fl->agg, NULL, r->trace, &m);
+		vb_metrics_compute(&fl->agg, NULL, r->trace, r->self.duty, &m);
 		vb_fmt_flow(s, sizeof(s), &fl->key, true);
 		vb_fmt_flow(d, sizeof(d), &fl->key, false);
 		vb_fmt_ns(w, sizeof(w), m.window_mean_ns);
@@ -293,7 +293,7 @@ static void report_per_run(FILE *f, const struct vb_results *r)
 	fprintf(f, "  it runs once per kernel run: %.1f [%.1f, %.1f] own instructions per run, in runs of %.2f packets there; ",
 		o->per_run, o->per_run_lo, o->per_run_hi, o->run_len);
 	/* the run length report and report --json print */
-	vb_metrics_compute(&r->totals, &r->cost, r->trace, &m);
+	vb_metrics_compute(&r->totals, &r->cost, r->trace, r->self.duty, &m);
 	len = m.mean_batch_pkts;
 	if (vb_overhead_at_run_len(o, len, &pct, &lo, &hi))
 		fprintf(f, "at this recording's %.2f packets per run, %.1f per packet: own code %.2f%% [%.2f, %.2f] of that kernel's untraced %.0f instructions per 64 B packet (less at larger payloads)\n",
@@ -326,6 +326,13 @@ void vb_report_tracer(FILE *f, const struct vb_results *r)
 			r->self.overhead.source[0] ? r->self.overhead.source
 						   : "no figure");
 	report_per_run(f, r);
+	if (r->self.duty > 1)
+		fprintf(f, "        window hooks attached 1 time slice (%u ms) in %u (--duty): they saw %llu of the %llu packets (%.1f%%); windows, data-ready and their times are from those packets, packets, bytes, worker time and reader waits from all\n",
+			r->self.slice_ms, r->self.duty,
+			(unsigned long long)r->totals.cnt[VB_C_WIN_PKTS],
+			(unsigned long long)pkts,
+			pkts ? 100.0 * (double)r->totals.cnt[VB_C_WIN_PKTS] /
+			       (double)pkts : 0.0);
 	if (r->self.bpf_stats) {
 		vb_fmt_ns(a, sizeof(a), (double)r->self.run_ns);
 		fmt_num(b, sizeof(b), pkts ? (double)r->self.run_ns /
@@ -357,7 +364,7 @@ void vb_report_text_opts(FILE *f, const struct vb_results *r,
 	size_t i;
 	int h;
 
-	vb_metrics_compute(&r->totals, &r->cost, r->trace, &m);
+	vb_metrics_compute(&r->totals, &r->cost, r->trace, r->self.duty, &m);
 	runs = vb_kb_runs(r->totals.cnt);
 	fprintf(f, "vsockbatch report: %s\n", name);
 	fprintf(f, "kernel %s, %s (%s)\n", r->kernel_release,
@@ -598,7 +605,7 @@ char *vb_report_json(const struct vb_results *r, const char *name)
 	size_t i;
 	int k;
 
-	vb_metrics_compute(&r->totals, &r->cost, r->trace, &m);
+	vb_metrics_compute(&r->totals, &r->cost, r->trace, r->self.duty, &m);
 	json_object_set_new(root, "file", json_string(name));
 	json_object_set_new(root, "kernel_release", json_string(r->kernel_release));
 	json_object_set_new(root, "mode", json_string(vb_mode_name(r->mode)));
@@ -632,7 +639,7 @@ char *vb_report_json(const struct vb_results *r, const char *name)
 		const struct vb_flow *fl = &sorted[i];
 		struct vb_metrics fm;
 
-		vb_metrics_compute(&fl->agg, NULL, r->trace, &fm);
+		vb_metrics_compute(&fl->agg, NULL, r->trace, r->self.duty, &fm);
 		e = json_object();
 		json_object_set_new(e, "src_cid", json_integer(fl->key.src_cid));
 		json_object_set_new(e, "src_port", json_integer(fl->key.src_port));
@@ -670,6 +677,11 @@ char *vb_report_json(const struct vb_results *r, const char *name)
 			    json_integer((json_int_t)r->self.run_ns) : json_null());
 	json_object_set_new(o, "bpf_run_cnt", r->self.bpf_stats ?
 			    json_integer((json_int_t)r->self.run_cnt) : json_null());
+	/* --duty: the window figures are from the packets its slices saw */
+	json_object_set_new(o, "window_duty", json_integer(r->self.duty));
+	json_object_set_new(o, "window_pkts", r->self.duty > 1 ?
+			    json_integer((json_int_t)r->totals.cnt[VB_C_WIN_PKTS]) :
+			    json_integer((json_int_t)r->totals.cnt[VB_C_PKTS]));
 	json_object_set_new(o, "overhead_pct", r->self.overhead.measured ?
 			    json_real(r->self.overhead.pct) : json_null());
 	json_object_set_new(o, "overhead_payload", json_string(r->self.overhead.payload));

@@ -117,6 +117,7 @@ void vb_results_init(struct vb_results *r)
 	memset(r, 0, sizeof(*r));
 	r->version = VB_RESULTS_VERSION;
 	r->self.sample = 1;
+	r->self.duty = 1;
 	snprintf(r->tool, sizeof(r->tool), "vsockbatch");
 }
 
@@ -363,6 +364,8 @@ static json_t *results_json(const struct vb_results *r)
 			    json_integer((json_int_t)r->self.recursion_misses));
 	json_object_set_new(o, "bpf_stats", json_boolean(r->self.bpf_stats));
 	json_object_set_new(o, "time_sample", json_integer(r->self.sample));
+	json_object_set_new(o, "window_duty", json_integer(r->self.duty));
+	json_object_set_new(o, "window_slice_ms", json_integer(r->self.slice_ms));
 	json_object_set_new(o, "run_ns", json_integer((json_int_t)r->self.run_ns));
 	json_object_set_new(o, "run_cnt", json_integer((json_int_t)r->self.run_cnt));
 	e = json_object();
@@ -906,6 +909,25 @@ static int load_root(struct ld *ld, json_t *root, struct vb_results *r)
 			    VB_SAMPLE_MAX);
 	if (v)
 		r->self.sample = (uint32_t)json_integer_value(v);
+	/* optional: files from before --duty had the window hooks always on */
+	r->self.duty = 1;
+	v = json_object_get(o, "window_duty");
+	if (v && (!json_is_integer(v) || json_integer_value(v) < 1 ||
+		  json_integer_value(v) > VB_DUTY_MAX))
+		return fail(ld, -EINVAL, "\"tracer.window_duty\" is not 1..%d",
+			    VB_DUTY_MAX);
+	if (v)
+		r->self.duty = (uint32_t)json_integer_value(v);
+	r->self.slice_ms = 0;
+	v = json_object_get(o, "window_slice_ms");
+	if (v && (!json_is_integer(v) || json_integer_value(v) < 0 ||
+		  json_integer_value(v) > 10000))
+		return fail(ld, -EINVAL, "\"tracer.window_slice_ms\" is not 0..10000");
+	if (v)
+		r->self.slice_ms = (uint32_t)json_integer_value(v);
+	if (r->self.duty > 1 && r->trace != VB_TRACE_FULL)
+		return fail(ld, -EINVAL, "\"tracer.window_duty\" %u needs tracer.mode full",
+			    r->self.duty);
 	if ((err = get_u64(ld, o, "tracer.", "run_ns", &r->self.run_ns)) ||
 	    (err = get_u64(ld, o, "tracer.", "run_cnt", &r->self.run_cnt)) ||
 	    (err = get(ld, o, "tracer.", "overhead", JSON_OBJECT, &c)) ||
@@ -1050,9 +1072,12 @@ static double ratio(uint64_t a, uint64_t b)
 }
 
 void vb_metrics_compute(const struct vb_agg *a, const struct vb_cost *cost,
-			enum vb_trace_mode trace, struct vb_metrics *m)
+			enum vb_trace_mode trace, uint32_t duty,
+			struct vb_metrics *m)
 {
 	const uint64_t *c = a->cnt;
+	/* --duty: the window hooks' packets; else every packet */
+	uint64_t wp = duty > 1 ? c[VB_C_WIN_PKTS] : c[VB_C_PKTS];
 	uint64_t dr = c[VB_C_DR_INSIDE] + c[VB_C_DR_AFTER];
 	uint64_t joined = c[VB_C_BATCH_PKTS] > c[VB_C_BATCHES]
 			  ? c[VB_C_BATCH_PKTS] - c[VB_C_BATCHES] : 0;
@@ -1060,7 +1085,7 @@ void vb_metrics_compute(const struct vb_agg *a, const struct vb_cost *cost,
 
 	if (trace == VB_TRACE_FULL_NORUNS) {
 		/* runs invisible: nothing about batches, windows or lookups */
-		vb_metrics_compute(a, cost, VB_TRACE_FULL, m);
+		vb_metrics_compute(a, cost, VB_TRACE_FULL, duty, m);
 		m->mean_batch_pkts = m->mean_batch_bytes = m->batch_max = NAN;
 		m->window_mean_ns = m->kb_hold_mean_ns = m->dr_per_batch = NAN;
 		m->pct_deferred = m->dr_lat_mean_ns = m->lookups_per_pkt = NAN;
@@ -1088,12 +1113,11 @@ void vb_metrics_compute(const struct vb_agg *a, const struct vb_cost *cost,
 	 * locked on its own (virtio_transport_recv_pkt or the series'
 	 * unbatched path); a run of n packets saves n - 1 of them.
 	 */
-	m->lookups_per_pkt = c[VB_C_PKTS] >= joined
-		? ratio(c[VB_C_PKTS] - joined, c[VB_C_PKTS]) : NAN;
+	m->lookups_per_pkt = wp >= joined ? ratio(wp - joined, wp) : NAN;
 	/* write-space is only seen in the rx_batch event (patched) */
 	m->ws_per_pkt = vb_kb_runs(c) ? ratio(c[VB_C_KB_WRITE_SPACE], c[VB_C_PKTS])
 				      : NAN;
-	m->dr_per_pkt = full ? ratio(dr, c[VB_C_PKTS]) : NAN;
+	m->dr_per_pkt = full ? ratio(dr, wp) : NAN;
 	m->user_wait_mean_ns = full ? ratio(c[VB_C_USER_WAIT_NS],
 					    c[VB_C_USER_WAITS]) : NAN;
 	m->user_waits_per_mb = full && c[VB_C_BYTES]

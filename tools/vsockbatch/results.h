@@ -145,6 +145,14 @@ struct vb_overhead {
 #define VB_SAMPLE_DEFAULT	8
 #define VB_SAMPLE_MAX		1024
 
+/*
+ * Full mode --duty N (kernels without the series): the window hooks are
+ * attached one time slice in N; every packet is still counted, and the
+ * window figures per packet divide by the packets the window hooks saw
+ * (VB_C_WIN_PKTS).  1: always attached.
+ */
+#define VB_DUTY_MAX		64
+
 /* The tracer's own cost and health. */
 struct vb_self {
 	uint64_t recursion_misses;	/* program runs the kernel skipped */
@@ -152,6 +160,8 @@ struct vb_self {
 	uint64_t run_ns;		/* time inside the BPF programs */
 	uint64_t run_cnt;		/* program runs */
 	uint32_t sample;		/* full mode: 1 window in this many timed */
+	uint32_t duty;			/* full mode: window hooks 1 slice in N */
+	uint32_t slice_ms;		/* --duty: an on slice (0 without) */
 	struct vb_overhead overhead;
 };
 
@@ -293,8 +303,13 @@ struct vb_metrics {
 	double cost_per_byte;		/* cpu_cost.total / bytes (cycles or ns) */
 	double worker_ns_per_byte;	/* full mode */
 };
-/* trace: what recorded a (full-mode figures are NaN in light mode). */
+/*
+ * trace: what recorded a (full-mode figures are NaN in light mode);
+ * duty: the recording's --duty (1: window hooks always attached; else the
+ * per-packet window figures divide by the packets those hooks saw).
+ */
 void vb_metrics_compute(const struct vb_agg *a, const struct vb_cost *cost,
-			enum vb_trace_mode trace, struct vb_metrics *m);
+			enum vb_trace_mode trace, uint32_t duty,
+			struct vb_metrics *m);
 
 #endif /* VSOCKBATCH_RESULTS_H */

@@ -35,7 +35,7 @@ static void fill_row(struct vb_top_row *row, const struct vb_agg *a,
 	uint64_t bytes = a->cnt[flow ? VB_C_BATCH_BYTES : VB_C_BYTES];
 	struct vb_metrics m;
 
-	vb_metrics_compute(a, NULL, trace, &m);
+	vb_metrics_compute(a, NULL, trace, 1, &m);
 	row->pkts_s = secs > 0 ? (double)pkts / secs : NAN;
 	row->mb_s = secs > 0 ? (double)bytes / secs / 1e6 : NAN;
 	row->batches_s = secs > 0 ? (double)a->cnt[VB_C_BATCHES] / secs : NAN;
@@ -70,7 +70,7 @@ int vb_top_frame_build(struct vb_top_frame *f, const struct vb_results *d,
 			dd.duration_ns = (uint64_t)(interval_s * 1e9);
 		vb_advise_line(&dd, f->advice, sizeof(f->advice));
 	}
-	vb_metrics_compute(&d->totals, NULL, d->trace, &m);
+	vb_metrics_compute(&d->totals, NULL, d->trace, 1, &m);
 	f->lookups_per_pkt = m.lookups_per_pkt;
 	f->cost_measured = cost_ok;
 	f->cost_unit = d->cost.unit;

@@ -116,6 +116,63 @@ static void detach_hook(struct vb_tracer *t, int i)
 	}
 }
 
+/* Attach hook i's programs not attached yet; all or none. */
+static int attach_hook(struct vb_tracer *t, int i)
+{
+	const char *const *progs = hook_progs(t, i);
+	struct bpf_program *prog;
+	int j, err;
+
+	for (j = 0; j < 2 && progs[j]; j++) {
+		if (t->links[i][j])
+			continue;
+		prog = bpf_object__find_program_by_name(t->skel->obj, progs[j]);
+		t->links[i][j] = prog ? bpf_program__attach(prog) : NULL;
+		if (!t->links[i][j]) {
+			err = prog ? -errno : -ENOENT;
+			detach_hook(t, i);
+			return err;
+		}
+	}
+	return 0;
+}
+
+/*
+ * --duty: the hooks attached per on slice, in the order they go on: the
+ * window's ends first, its opener last, so that no window opens without
+ * its end attached (they go off in the reverse order).  Only hooks in use.
+ */
+static const int slice_hooks[] = {
+	VB_HOOK_RECV_PKT_EXIT, VB_HOOK_DATA_READY, VB_HOOK_RECV_PKT_BTF,
+};
+#define SLICE_HOOKS_NR	(int)(sizeof(slice_hooks) / sizeof(slice_hooks[0]))
+
+/*
+ * --duty N applies where full mode's cost is its per-packet hooks: a
+ * kernel without the series, traced through the tp_btf recv_pkt event
+ * (recv_pkt_light, which counts every packet, is a tp_btf program).
+ */
+static int duty_check(const struct vb_tracer *t, char *errbuf, size_t errlen)
+{
+	const struct vb_probe *p = &t->probe;
+
+	if (t->duty <= 1)
+		return 0;
+	if (p->trace != VB_TRACE_FULL || p->mode != VB_MODE_BASELINE) {
+		snprintf(errbuf, errlen,
+			 "--duty slices full mode's window hooks on a kernel without the series; this %s kernel is traced in %s mode (light mode there measures every run)",
+			 vb_mode_name(p->mode), vb_trace_mode_name(p->trace));
+		return -EDOM;
+	}
+	if (!p->use[VB_HOOK_RECV_PKT_BTF]) {
+		snprintf(errbuf, errlen,
+			 "--duty needs the tp_btf recv_pkt hook, which this kernel lacks (%s)",
+			 p->why[VB_HOOK_RECV_PKT_BTF]);
+		return -EDOM;
+	}
+	return 0;
+}
+
 /* Detach and free what one attempt left. */
 static void teardown(struct vb_tracer *t)
 {
@@ -125,7 +182,10 @@ static void teardown(struct vb_tracer *t)
 		detach_hook(t, i);
 		t->attached[i] = false;
 		t->on_enable[i] = false;
+		t->sliced[i] = false;
 	}
+	bpf_link__destroy(t->duty_light);
+	t->duty_light = NULL;
 	vsockbatch_bpf__destroy(t->skel);
 	t->skel = NULL;
 	t->held = false;
@@ -155,6 +215,7 @@ static int load_and_attach(struct vb_tracer *t, bool strict, char *errbuf,
 	if (!t->sample)
 		t->sample = VB_SAMPLE_DEFAULT;
 	t->skel->rodata->time_mask = t->sample - 1;
+	t->skel->rodata->win_sliced = t->duty > 1;
 	/* every program off, then the chosen ones of each hook in use on */
 	bpf_object__for_each_program(prog, t->skel->obj)
 		bpf_program__set_autoload(prog, false);
@@ -178,6 +239,8 @@ static int load_and_attach(struct vb_tracer *t, bool strict, char *errbuf,
 	 * holds them and their drain, beside rx_batch_btf for a kernel that
 	 * cannot run the drain (known only once it is loaded)
 	 */
+	if (t->duty > 1)
+		bpf_program__set_autoload(t->skel->progs.recv_pkt_light, true);
 	if (uses_lpend(&t->probe)) {
 		bpf_program__set_autoload(t->skel->progs.rx_batch_held, true);
 		bpf_program__set_autoload(t->skel->progs.lpend_drain, true);
@@ -244,6 +307,25 @@ static int load_and_attach(struct vb_tracer *t, bool strict, char *errbuf,
 		fprintf(stderr, "vsockbatch: warning: %s not attached (%s); "
 			"its figures will be 0\n", label, strerror(-err));
 	}
+	if (t->duty > 1) {
+		/* proved once, like light mode's program; on at enable */
+		t->duty_light = bpf_program__attach(t->skel->progs.recv_pkt_light);
+		if (!t->duty_light) {
+			err = -errno;
+			snprintf(errbuf, errlen,
+				 "failed to attach recv_pkt_light (--duty): %s",
+				 strerror(-err));
+			return err;
+		}
+		bpf_link__destroy(t->duty_light);
+		t->duty_light = NULL;
+		for (i = 0; i < SLICE_HOOKS_NR; i++) {
+			if (!t->attached[slice_hooks[i]])
+				continue;
+			detach_hook(t, slice_hooks[i]);
+			t->sliced[slice_hooks[i]] = true;
+		}
+	}
 	return 0;
 }
 
@@ -272,6 +354,8 @@ static int start(struct vb_tracer *t, enum vb_trace_mode mode, bool progress,
 	if (err)
 		return err;
 	err = vb_probe_choose(&t->probe, mode, errbuf, errlen);
+	if (!err)
+		err = duty_check(t, errbuf, errlen);
 	if (err)
 		return err;
 	if (cancelled(t, errbuf, errlen))
@@ -295,6 +379,8 @@ static int start(struct vb_tracer *t, enum vb_trace_mode mode, bool progress,
 	if (cancelled(t, errbuf, errlen))
 		return -EINTR;
 	err = vb_probe_choose(&t->probe, mode, errbuf, errlen);
+	if (!err)
+		err = duty_check(t, errbuf, errlen);
 	if (err)
 		return err;
 	for (i = 0; i < VB_HOOK_NR; i++)
@@ -319,11 +405,12 @@ int vb_tracer_start(struct vb_tracer *t, enum vb_trace_mode mode,
 		    char *errbuf, size_t errlen)
 {
 	uint64_t t0 = mono_now_ns();
-	uint32_t sample = t->sample;	/* the caller's, kept */
+	uint32_t sample = t->sample, duty = t->duty;	/* the caller's, kept */
 	int err;
 
 	memset(t, 0, sizeof(*t));
 	t->sample = sample;
+	t->duty = duty;
 	t->cancel = cancel;
 	err = start(t, mode, progress, errbuf, errlen);
 	if (!err && cancelled(t, errbuf, errlen))
@@ -334,14 +421,45 @@ int vb_tracer_start(struct vb_tracer *t, enum vb_trace_mode mode,
 	return err;
 }
 
+/* --duty: the window hooks on (in slice_hooks' order) or off (reverse). */
+static int slice_set(struct vb_tracer *t, bool on, char *errbuf,
+		     size_t errlen)
+{
+	int i, h, err;
+
+	for (i = 0; i < SLICE_HOOKS_NR; i++) {
+		h = slice_hooks[on ? i : SLICE_HOOKS_NR - 1 - i];
+		if (!t->sliced[h])
+			continue;
+		if (!on) {
+			detach_hook(t, h);
+			continue;
+		}
+		err = attach_hook(t, h);
+		if (err) {
+			snprintf(errbuf, errlen, "failed to attach %s: %s",
+				 vb_hook_label(&t->probe, h), strerror(-err));
+			slice_set(t, false, NULL, 0);
+			return err;
+		}
+	}
+	t->slice_on = on;
+	return 0;
+}
+
 int vb_tracer_enable(struct vb_tracer *t, bool on, char *errbuf,
 		     size_t errlen)
 {
-	struct bpf_program *prog;
 	int i, err;
 
 	if (!t->skel)
 		return 0;
+	if (!on && t->duty > 1) {
+		slice_set(t, false, NULL, 0);
+		bpf_link__destroy(t->duty_light);
+		t->duty_light = NULL;
+	}
+	t->recording = on;
 	if (t->skel->bss)
 		__atomic_store_n(&t->skel->bss->enabled, on, __ATOMIC_SEQ_CST);
 	for (i = 0; i < VB_HOOK_NR; i++) {
@@ -351,18 +469,54 @@ int vb_tracer_enable(struct vb_tracer *t, bool on, char *errbuf,
 			detach_hook(t, i);
 			continue;
 		}
-		if (t->links[i][0])
-			continue;
-		prog = bpf_object__find_program_by_name(t->skel->obj,
-							hook_progs(t, i)[0]);
-		t->links[i][0] = bpf_program__attach(prog);
-		if (!t->links[i][0]) {
-			err = -errno;
+		err = attach_hook(t, i);
+		if (err) {
 			snprintf(errbuf, errlen, "failed to attach %s: %s",
 				 vb_hook_label(&t->probe, i), strerror(-err));
 			return err;
 		}
 	}
+	if (!on || t->duty <= 1)
+		return 0;
+	t->duty_light = bpf_program__attach(t->skel->progs.recv_pkt_light);
+	if (!t->duty_light) {
+		err = -errno;
+		snprintf(errbuf, errlen, "failed to attach recv_pkt_light: %s",
+			 strerror(-err));
+		return err;
+	}
+	/* the interval opens with an on slice */
+	t->slice_ns = vb_slice_ns();
+	err = slice_set(t, true, errbuf, errlen);
+	if (err)
+		return err;
+	t->slices = 1;
+	t->slice_next_ns = mono_now_ns() + t->slice_ns;
+	return 0;
+}
+
+int vb_tracer_slice(struct vb_tracer *t, uint64_t now, uint64_t *next_ns,
+		    char *errbuf, size_t errlen)
+{
+	bool on;
+	int err;
+
+	*next_ns = UINT64_MAX;
+	if (t->duty <= 1 || !t->recording || !t->slice_next_ns)
+		return 0;
+	if (now >= t->slice_next_ns) {
+		on = !t->slice_on;
+		err = slice_set(t, on, errbuf, errlen);
+		if (err) {
+			t->slice_next_ns = 0;	/* off from here on */
+			return err;
+		}
+		t->slices += on;
+		/* from now, not the schedule: a late toggle keeps the ratio */
+		t->slice_next_ns = now + (on ? t->slice_ns :
+					  (t->duty - 1) * t->slice_ns);
+	}
+	*next_ns = t->slice_next_ns;
 	return 0;
 }
 
@@ -416,6 +570,16 @@ int vb_tracer_self(struct vb_tracer *t, bool stats, struct vb_self *out)
 			out->run_cnt += info.run_cnt;
 		}
 	}
+	if (t->duty > 1) {
+		fd = bpf_program__fd(t->skel->progs.recv_pkt_light);
+		memset(&info, 0, sizeof(info));
+		len = sizeof(info);
+		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
+			return -errno;
+		out->recursion_misses += info.recursion_misses;
+		out->run_ns += info.run_time_ns;
+		out->run_cnt += info.run_cnt;
+	}
 	if (!stats)
 		out->run_ns = out->run_cnt = 0;
 	return 0;
@@ -448,6 +612,37 @@ int vb_sample_parse(const char *cmd, const char *s, uint32_t *out)
 	return 0;
 }
 
+uint64_t vb_slice_ns(void)
+{
+	const char *e = getenv("VSOCKBATCH_SLICE_MS");
+	unsigned long v;
+	char *end;
+
+	if (!e || !*e)
+		return VB_SLICE_NS;
+	errno = 0;
+	v = strtoul(e, &end, 10);
+	if (errno || *end || *e == '-' || !v || v > 10000)
+		return VB_SLICE_NS;
+	return (uint64_t)v * 1000000ULL;
+}
+
+int vb_duty_parse(const char *cmd, const char *s, uint32_t *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || *s == '-' || !v || v > VB_DUTY_MAX) {
+		fprintf(stderr, "vsockbatch %s: invalid --duty '%s' (an integer, 1 .. %d)\n",
+			cmd, s, VB_DUTY_MAX);
+		return -EINVAL;
+	}
+	*out = (uint32_t)v;
+	return 0;
+}
+
 int vb_tracer_describe(const struct vb_tracer *t, struct vb_results *r)
 {
 	int i, err;
@@ -458,6 +653,8 @@ int vb_tracer_describe(const struct vb_tracer *t, struct vb_results *r)
 	r->trace = t->probe.trace;
 	r->self.sample = t->probe.trace == VB_TRACE_LIGHT ? 1 :
 			 t->sample ? t->sample : VB_SAMPLE_DEFAULT;
+	r->self.duty = t->duty > 1 ? t->duty : 1;
+	r->self.slice_ms = t->duty > 1 ? (uint32_t)(vb_slice_ns() / 1000000) : 0;
 	snprintf(r->detected_by, sizeof(r->detected_by), "%s",
 		 t->probe.detected_by);
 	for (i = 0; i < VB_HOOK_NR; i++) {

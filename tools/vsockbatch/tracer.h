@@ -35,7 +35,38 @@ struct vb_tracer {
 	uint32_t sample;
 	/* light: runs held per CPU and drained (rx_batch_held attached) */
 	bool held;
+	/*
+	 * full --duty N (kernels without the series): the window hooks
+	 * (sliced[]) are attached for one slice of VB_SLICE_NS in N;
+	 * recv_pkt_light (duty_light) counts every packet.  0 or 1: off.
+	 */
+	uint32_t duty;
+	bool sliced[VB_HOOK_NR];
+	struct bpf_link *duty_light;
+	bool recording;		/* between enable on and off */
+	bool slice_on;
+	uint64_t slice_next_ns;	/* next toggle, CLOCK_MONOTONIC */
+	uint64_t slices;	/* on slices begun */
+	uint64_t slice_ns;	/* on slice length (VB_SLICE_NS or the env's) */
 };
+
+/*
+ * --duty: an on slice's length; the off slices last (N - 1) times it.
+ * Each on/off pair re-registers the fentry/fexit hooks with ftrace, whose
+ * walk of every traceable function costs ~18 million guest instructions
+ * on the lab's 6.12 (results/2026-12-07-tracer-cost-duty): 250 ms slices
+ * keep that near 0.5 % of a CPU busy with RX at N = 16.
+ * VSOCKBATCH_SLICE_MS (1 .. 10000) overrides it, for tests.
+ */
+#define VB_SLICE_NS	250000000ULL
+
+/*
+ * "N" for CMD's --duty: an integer in 1..VB_DUTY_MAX, else -EINVAL after
+ * one line on stderr saying so.
+ */
+int vb_duty_parse(const char *cmd, const char *s, uint32_t *out);
+/* The on slice's length: VB_SLICE_NS, or VSOCKBATCH_SLICE_MS if valid. */
+uint64_t vb_slice_ns(void);
 
 /*
  * "N" for CMD's --sample: a power of two in 1..VB_SAMPLE_MAX, else
@@ -53,6 +84,7 @@ void vb_libbpf_verbose(bool verbose);
  * steps: a load or an attach is not cut in the middle, so a Ctrl-C costs
  * at most the step under way (about a second under TCG).  cancel may be
  * NULL.  With progress, one line before the load says what is attached.
+ * -EDOM: t->duty > 1 where it does not apply (the kernel or the mode).
  */
 int vb_tracer_start(struct vb_tracer *t, enum vb_trace_mode mode,
 		    const volatile sig_atomic_t *cancel, bool progress,
@@ -65,6 +97,15 @@ int vb_tracer_start(struct vb_tracer *t, enum vb_trace_mode mode,
  */
 int vb_tracer_enable(struct vb_tracer *t, bool on, char *errbuf,
 		     size_t errlen);
+/*
+ * --duty: toggle the window hooks when a slice ends (now, CLOCK_MONOTONIC)
+ * and say when the next one ends (*next_ns; UINT64_MAX without --duty or
+ * outside the interval).  0, or -errno with a one-line reason when an
+ * attach fails: the window hooks then stay off for the rest of the
+ * recording, which keeps what they saw.
+ */
+int vb_tracer_slice(struct vb_tracer *t, uint64_t now, uint64_t *next_ns,
+		    char *errbuf, size_t errlen);
 /* Packets so far (all CPUs): a cheap activity probe. */
 uint64_t vb_tracer_activity(struct vb_tracer *t);
 /*
