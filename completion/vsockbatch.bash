@@ -47,6 +47,10 @@ _vsockbatch()
 		COMPREPLY=($(compgen -W '1 2 4 8 16 32 64 128 256 512 1024' -- "$cur"))
 		return
 		;;
+	*:--duty)
+		COMPREPLY=($(compgen -W '1 8 16 32 64' -- "$cur"))
+		return
+		;;
 	*:-d | *:--duration | *:-i | *:--interval | *:-C | *:--cpus | \
 	*:-n | *:--count | *:-l | *:--label | *:--level | *:--noise | \
 	*:--seed | *:--iters)

@@ -67,7 +67,9 @@ refuse() {
 expect "vsockbatch " record report compare advise top probe --version
 expect "vsockbatch re" record report
 refuse "vsockbatch re" probe
-expect "vsockbatch record --" --output --duration --mode --bpf-stats --label
+expect "vsockbatch record --" --output --duration --mode --bpf-stats --label --duty
+expect "vsockbatch record --duty " 1 16 32
+refuse "vsockbatch top --" --duty
 refuse "vsockbatch record --" --json
 expect "vsockbatch report -" --json --per-flow --wide
 expect "vsockbatch compare --" --base --patched --level --iters

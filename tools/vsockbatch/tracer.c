@@ -512,7 +512,13 @@ int vb_tracer_slice(struct vb_tracer *t, uint64_t now, uint64_t *next_ns,
 			return err;
 		}
 		t->slices += on;
-		/* from now, not the schedule: a late toggle keeps the ratio */
+		/*
+		 * From the toggle's end, not from now nor the schedule: an
+		 * fentry attach walks ftrace's records (milliseconds under
+		 * TCG), and the opener goes on last, so a slice timed from
+		 * before it could be over before the opener is attached.
+		 */
+		now = mono_now_ns();
 		t->slice_next_ns = now + (on ? t->slice_ns :
 					  (t->duty - 1) * t->slice_ns);
 	}
