@@ -349,7 +349,7 @@ expect "tracer-cost-tables: a set without cost.tsv" 2 "no cost.tsv \\(not a trac
 	"$ROOT/scripts/tracer-cost-tables.sh" --goals "$tmp"
 expect "tracer-cost-tables: unknown mode" 2 "unknown mode '--html'" \
 	"$ROOT/scripts/tracer-cost-tables.sh" --html "$ROOT/results/2026-12-03-tracer-cost"
-expect "tracer-cost-tables: a file without the block" 2 "has no '<!-- tracer-cost-table SET -->' block" \
+expect "tracer-cost-tables: a file without the block" 2 "has no '<!-- tracer-cost-table SETS -->' block" \
 	"$ROOT/scripts/tracer-cost-tables.sh" --check "$ROOT/VERSION"
 expect "light-per-run: no set" 2 "usage: SET" \
 	"$ROOT/scripts/light-per-run.sh"
@@ -379,6 +379,19 @@ expect "tracer-cost: debian-6.1 on two vCPUs" 2 "name debian-6.1-1cpu" \
 	"$ROOT/scripts/tracer-cost.sh" --kernels "debian-6.1"
 expect "tracer-cost: a -1cpu name of no kernel" 2 "unknown kernel 'nosuch-1cpu'" \
 	"$ROOT/scripts/tracer-cost.sh" --kernels "nosuch-1cpu"
+expect "tracer-cost: an unknown level" 2 "unknown level 'fast'" \
+	"$ROOT/scripts/tracer-cost.sh" --levels "fullduty fast"
+expect "tracer-cost: --mib past 128" 2 "--mib needs a number 1..128" \
+	"$ROOT/scripts/tracer-cost.sh" --mib 129
+expect "tracer-cost: --also a set without cost.tsv" 2 "--also: $tmp/notaset/cost.tsv missing" \
+	"$ROOT/scripts/tracer-cost.sh" --table-only "$ROOT/results/2026-12-06-tracer-cost-attach" \
+	--also "$tmp/notaset" --table "$tmp/t3.h"
+expect "duty-toggle-cost: --duty 1" 2 "--duty needs a number 2..64" \
+	"$ROOT/scripts/duty-toggle-cost.sh" --duty 1 --out "$tmp/dt"
+expect "duty-toggle-cost: a kernel with the series" 2 "--kernel: baseline or baseline-7.2" \
+	"$ROOT/scripts/duty-toggle-cost.sh" --kernel patched --out "$tmp/dt"
+expect "duty-toggle-cost: no --out" 2 "--out DIR is required" \
+	"$ROOT/scripts/duty-toggle-cost.sh" --boots 2
 expect "tracer-overhead: --rounds 1" 2 "--rounds needs a number >= 2" \
 	"$ROOT/scripts/tracer-overhead.sh" --rounds 1
 # the exporter's lab scripts: bad input before any build or boot
@@ -483,12 +496,17 @@ rm -f "$tmp/ctxsw/ctxsw.tsv" "$tmp/ctxsw/ctxsw.md"
    cmp -s "$tmp/ctxsw/ctxsw.md" "$ROOT/results/2026-12-01-icount-1k-boots/ctxsw.md"
 outcome $? "icount-spread --resummarize rebuilds results/2026-12-01-icount-1k-boots/ctxsw.{tsv,md}" \
 	"the context-switch tables differ from the committed ones: $(head -c 300 "$tmp/err")"
-# the tool's stored table is exactly what its named set generates
+# the tool's stored table is exactly what its named sets generate: the
+# main one (VB_OVERHEAD_SET) and those its rows name beside it (--also)
 set_name=$(sed -n 's/^#define VB_OVERHEAD_SET "\(.*\)"$/\1/p' "$ROOT/tools/vsockbatch/overhead_table.h")
+also=()
+for s in $(sed -n 's/.*, "\(results\/[^"]*\)" },$/\1/p' "$ROOT/tools/vsockbatch/overhead_table.h" | sort -u); do
+	[ "$s" = "$set_name" ] || also+=(--also "$ROOT/$s")
+done
 [ -n "$set_name" ] &&
-   "$ROOT/scripts/tracer-cost.sh" --table-only "$ROOT/$set_name" --table "$tmp/t.h" 2>"$tmp/err" &&
+   "$ROOT/scripts/tracer-cost.sh" --table-only "$ROOT/$set_name" "${also[@]}" --table "$tmp/t.h" 2>"$tmp/err" &&
    cmp -s "$tmp/t.h" "$ROOT/tools/vsockbatch/overhead_table.h"
-outcome $? "overhead_table.h regenerates from $set_name" \
+outcome $? "overhead_table.h regenerates from $set_name ${also[*]}" \
 	"overhead_table.h is not what '${set_name:-no set}' generates: $(head -c 300 "$tmp/err")"
 # light with the series is quoted per run: a set with its rows but no
 # per-run rows of its own is refused, not written with zeros
@@ -500,7 +518,7 @@ expect "tracer-cost: --table-only on a set without its per-run rows" 2 "per-run.
 	"$ROOT/scripts/tracer-cost.sh" --table-only "$tmp/noperrun" --table "$tmp/t2.h"
 [ ! -e "$tmp/t2.h" ] && [ ! -e "$tmp/t2.h.tmp" ]
 outcome $? "tracer-cost: the refused table is not written" "$tmp/t2.h or its .tmp exists"
-grep -q '"patched", "6.12.\*+", 64, .*, [1-9][0-9.]*, [0-9.]*, [0-9.]*, [0-9.]* },$' "$tmp/t.h"
+grep -q '"patched", "6.12.\*+", 64, .*, [1-9][0-9.]*, [0-9.]*, [0-9.]*, [0-9.]*, "results/[^"]*" },$' "$tmp/t.h"
 outcome $? "overhead_table.h: patched light carries its cost per run" \
 	"no per-run figures on the patched light row of $tmp/t.h"
 # one-vCPU rows: Debian 6.1's (no two-vCPU row) goes to the tool's

@@ -360,6 +360,22 @@ static void test_window_duty(void **state)
 	assert_true(isnan(m.dr_per_pkt));
 	vb_results_free(&b);
 
+	/* a file from before --duty: no win_pkts anywhere, loaded as 0 */
+	{
+		char *t = strdup(s), *q, *e;
+
+		assert_non_null(t);
+		while ((q = strstr(t, ",\"win_pkts\":"))) {
+			e = q + strlen(",\"win_pkts\":");
+			while (*e >= '0' && *e <= '9')
+				e++;
+			memmove(q, e, strlen(e) + 1);
+		}
+		assert_int_equal(vb_results_load_string(t, &b, err, sizeof(err)), 0);
+		assert_int_equal(b.totals.cnt[VB_C_WIN_PKTS], 0);
+		vb_results_free(&b);
+		free(t);
+	}
 	p = strstr(s, "\"window_duty\":8");
 	memcpy(p, "\"window_duty\":0", strlen("\"window_duty\":0"));
 	expect_reject(s, -EINVAL, "window_duty");

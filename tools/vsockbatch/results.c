@@ -658,6 +658,12 @@ static int load_counters(struct ld *ld, json_t *o, const char *where,
 			a->cnt[i] = UINT64_MAX;
 			continue;
 		}
+		/* files from before --duty: no window slices, 0 */
+		if (i == VB_C_WIN_PKTS &&
+		    !json_object_get(o, vb_counter_names[i])) {
+			a->cnt[i] = 0;
+			continue;
+		}
 		err = get_u64(ld, o, where, vb_counter_names[i], &a->cnt[i]);
 		if (err)
 			return err;
