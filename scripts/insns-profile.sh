@@ -64,9 +64,9 @@ XFER=$1
 shift
 [[ "$VCPU" =~ ^(all|[0-9]+)$ ]] || die "-c needs a vCPU number or 'all', not '$VCPU'"
 [[ "$TOP" =~ ^[1-9][0-9]*$ ]] || die "-n needs a positive number, not '$TOP'"
-[[ "$XFER" =~ ^[a-z]+\.[0-9]+$ ]] || die "'$XFER' is not a transfer name (fixed.64, match.4096, ...)"
+[[ "$XFER" =~ ^[a-z][a-z0-9]*\.[0-9]+$ ]] || die "'$XFER' is not a transfer name (fixed.64, match.4096, ...)"
 [ -n "$XFER_B" ] || XFER_B=$XFER
-[[ "$XFER_B" =~ ^[a-z]+\.[0-9]+$ ]] || die "-x: '$XFER_B' is not a transfer name (fixed.64, match.4096, ...)"
+[[ "$XFER_B" =~ ^[a-z][a-z0-9]*\.[0-9]+$ ]] || die "-x: '$XFER_B' is not a transfer name (fixed.64, match.4096, ...)"
 [ -z "$MAP" ] || [ -f "$MAP" ] || die "$MAP: no such file"
 [[ -z "$FUNC" || "$FUNC" =~ ^[A-Za-z0-9_.]+( \[[A-Za-z0-9_]+\])?$ ]] ||
 	die "-l needs a function name as this script prints it, not '$FUNC'"

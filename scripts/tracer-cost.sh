@@ -314,7 +314,7 @@ for v in $KERNELS; do
 				fi
 				awk -v k="$v" -v b="$b" -v r="$l" -v lv="$lv" -v u="$u" -v t="$t" -v dir="$dir" -v p="$PKTS" 'BEGIN {
 					up = u / p
-					printf "%s\t%d\t%s\t%s\t%d\t%d\t%d\t%.3f\t%s\t%s\n", k, b, r, lv, p, u, t,
+					printf "%s\t%d\t%s\t%s\t%d\t%.0f\t%.0f\t%.3f\t%s\t%s\n", k, b, r, lv, p, u, t,
 						100 * (t / u - 1), dir < 0 ? "-" : sprintf("%.1f", dir),
 						dir < 0 ? "-" : sprintf("%.3f", 100 * dir / up) }' >>"$OUT/steps.tsv"
 			done
