@@ -117,22 +117,29 @@ static void test_lookup(void **state)
 		assert_true(b.direct > o.direct);
 	else
 		assert_non_null(strstr(b.source, "not measured"));
-	/* --duty 8 is its own cell, never full's */
+	/* --duty 16 and 32 are their own cells, never full's */
 	{
 		struct vb_overhead_key k = {
 			.trace = VB_TRACE_FULL, .kernel = VB_MODE_BASELINE,
-			.sample = 8, .duty = 8, .release = "6.12.118+",
+			.sample = 8, .duty = 16, .release = "6.12.118+",
 			.payload = "64",
 		};
 
 		vb_overhead_lookup(&k, &b);
-		if (b.measured)
-			assert_true(b.direct < o.direct);
-		else
-			assert_non_null(strstr(b.source, "--duty"));
+		assert_true(b.measured);
+		assert_true(b.direct < o.direct);
+		assert_string_equal(b.kernel, "baseline");
+		/* its own set, which the tool quotes */
+		assert_null(strstr(b.source, "tracer-cost-attach"));
+		assert_non_null(strstr(b.source, "results/2026-12-07-tracer-cost-duty"));
+		k.duty = 32;
+		vb_overhead_lookup(&k, &a);
+		assert_true(a.measured);
+		assert_true(a.direct < b.direct);
 		k.duty = 3;
 		vb_overhead_lookup(&k, &b);
 		assert_false(b.measured);
+		assert_non_null(strstr(b.source, "--duty"));
 	}
 	look(VB_TRACE_FULL, VB_MODE_UNKNOWN, 8, false, "6.12.118+", "64", &o);
 	assert_false(o.measured);
