@@ -74,6 +74,10 @@ full --duty 16 <= 5 % on baseline (lab 7.2)|baseline-7.2|fullduty|5
 full --duty 32 <= 5 % on baseline (lab 7.2)|baseline-7.2|fullduty32|5
 full <= 5 % on Debian 6.12|debian-6.12|full|5
 full <= 5 % on Debian 6.1 (1 vCPU)|debian-6.1-1cpu|full|5
+full --duty 16 <= 5 % on Debian 6.12|debian-6.12|fullduty|5
+full --duty 32 <= 5 % on Debian 6.12|debian-6.12|fullduty32|5
+full --duty 16 <= 5 % on Debian 6.1 (1 vCPU)|debian-6.1-1cpu|fullduty|5
+full --duty 32 <= 5 % on Debian 6.1 (1 vCPU)|debian-6.1-1cpu|fullduty32|5
 full <= 5 % on Debian 6.12 (1 vCPU: the reference for 6.1's)|debian-6.12-1cpu|full|5
 light <= 1 % on patched (6.12)|patched|light|1
 light <= 1 % on patched (7.2)|patched-7.2|light|1
@@ -108,10 +112,14 @@ lab 7.2 baseline|baseline-7.2|light|light
 lab 7.2 patched|patched-7.2|full|full
 lab 7.2 patched|patched-7.2|light|light
 Debian 6.12 stock|debian-6.12|full|full
+Debian 6.12 stock|debian-6.12|fullduty|full `--duty 16`
+Debian 6.12 stock|debian-6.12|fullduty32|full `--duty 32`
 Debian 6.12 stock|debian-6.12|light|light
 Debian 6.12 stock, 1 vCPU|debian-6.12-1cpu|full|full
 Debian 6.12 stock, 1 vCPU|debian-6.12-1cpu|light|light
 Debian 6.1 stock, 1 vCPU|debian-6.1-1cpu|full|full
+Debian 6.1 stock, 1 vCPU|debian-6.1-1cpu|fullduty|full `--duty 16`
+Debian 6.1 stock, 1 vCPU|debian-6.1-1cpu|fullduty32|full `--duty 32`
 Debian 6.1 stock, 1 vCPU|debian-6.1-1cpu|light|light
 ROWS
 }
