@@ -136,6 +136,13 @@ static void test_lookup(void **state)
 		vb_overhead_lookup(&k, &a);
 		assert_true(a.measured);
 		assert_true(a.direct < b.direct);
+		/* Debian's 6.12: its own --duty cell, from its own set */
+		k.release = "6.12.118+deb12-cloud-amd64";
+		vb_overhead_lookup(&k, &b);
+		assert_true(b.measured);
+		assert_string_equal(b.kernel, "debian-6.12");
+		assert_non_null(strstr(b.source, "tracer-cost-duty-debian"));
+		k.release = "6.12.118+";
 		k.duty = 3;
 		vb_overhead_lookup(&k, &b);
 		assert_false(b.measured);
