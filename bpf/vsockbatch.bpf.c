@@ -605,12 +605,6 @@ static __always_inline int on_recv_pkt(struct vb_stats *s,
 }
 
 /*
- * Preferred: BTF-typed raw tracepoint, no trace buffer formatting.  The
- * arguments (src_cid, src_port, dst_cid, dst_port, len, type, op) are
- * read from ctx where they are needed, not all at entry as BPF_PROG
- * would: light mode reads two of them.
- */
-/*
  * --duty: the packet was counted by recv_pkt_light; count it as one the
  * window hooks saw.  Attached in the interval's on slices, and once at
  * start to prove the hook: `enabled` keeps that attach out of the counts.
@@ -627,6 +621,12 @@ static __always_inline struct vb_stats *count_win_pkt(void)
 	return s;
 }
 
+/*
+ * Preferred: BTF-typed raw tracepoint, no trace buffer formatting.  The
+ * arguments (src_cid, src_port, dst_cid, dst_port, len, type, op) are
+ * read from ctx where they are needed, not all at entry as BPF_PROG
+ * would: light mode reads two of them.
+ */
 SEC("tp_btf/virtio_transport_recv_pkt")
 int recv_pkt_btf(__u64 *ctx)
 {

@@ -568,6 +568,23 @@ static int get_u32(struct ld *ld, json_t *obj, const char *where,
 	return 0;
 }
 
+/* An optional "tracer." integer in lo..hi; def when the file has none. */
+static int get_opt_u32(struct ld *ld, json_t *obj, const char *key,
+		       uint32_t lo, uint32_t hi, uint32_t def, uint32_t *out)
+{
+	json_t *v = json_object_get(obj, key);
+
+	*out = def;
+	if (!v)
+		return 0;
+	if (!json_is_integer(v) || json_integer_value(v) < lo ||
+	    json_integer_value(v) > hi)
+		return fail(ld, -EINVAL, "\"tracer.%s\" is not %u..%u", key,
+			    lo, hi);
+	*out = (uint32_t)json_integer_value(v);
+	return 0;
+}
+
 static int get_str(struct ld *ld, json_t *obj, const char *where,
 		   const char *key, char *buf, size_t len)
 {
@@ -906,31 +923,17 @@ static int load_root(struct ld *ld, json_t *root, struct vb_results *r)
 	    (err = get(ld, o, "tracer.", "bpf_stats", JSON_TRUE, &v)))
 		return err;
 	r->self.bpf_stats = json_is_true(v);
-	/* optional: files from before --sample timed every window */
-	r->self.sample = 1;
-	v = json_object_get(o, "time_sample");
-	if (v && (!json_is_integer(v) || json_integer_value(v) < 1 ||
-		  json_integer_value(v) > VB_SAMPLE_MAX))
-		return fail(ld, -EINVAL, "\"tracer.time_sample\" is not 1..%d",
-			    VB_SAMPLE_MAX);
-	if (v)
-		r->self.sample = (uint32_t)json_integer_value(v);
-	/* optional: files from before --duty had the window hooks always on */
-	r->self.duty = 1;
-	v = json_object_get(o, "window_duty");
-	if (v && (!json_is_integer(v) || json_integer_value(v) < 1 ||
-		  json_integer_value(v) > VB_DUTY_MAX))
-		return fail(ld, -EINVAL, "\"tracer.window_duty\" is not 1..%d",
-			    VB_DUTY_MAX);
-	if (v)
-		r->self.duty = (uint32_t)json_integer_value(v);
-	r->self.slice_ms = 0;
-	v = json_object_get(o, "window_slice_ms");
-	if (v && (!json_is_integer(v) || json_integer_value(v) < 0 ||
-		  json_integer_value(v) > 10000))
-		return fail(ld, -EINVAL, "\"tracer.window_slice_ms\" is not 0..10000");
-	if (v)
-		r->self.slice_ms = (uint32_t)json_integer_value(v);
+	/*
+	 * optional: files from before --sample timed every window, files
+	 * from before --duty had the window hooks always on
+	 */
+	if ((err = get_opt_u32(ld, o, "time_sample", 1, VB_SAMPLE_MAX, 1,
+			       &r->self.sample)) ||
+	    (err = get_opt_u32(ld, o, "window_duty", 1, VB_DUTY_MAX, 1,
+			       &r->self.duty)) ||
+	    (err = get_opt_u32(ld, o, "window_slice_ms", 0, 10000, 0,
+			       &r->self.slice_ms)))
+		return err;
 	if (r->self.duty > 1 && r->trace != VB_TRACE_FULL)
 		return fail(ld, -EINVAL, "\"tracer.window_duty\" %u needs tracer.mode full",
 			    r->self.duty);

@@ -116,8 +116,12 @@ static void detach_hook(struct vb_tracer *t, int i)
 	}
 }
 
-/* Attach hook i's programs not attached yet; all or none. */
-static int attach_hook(struct vb_tracer *t, int i)
+/*
+ * Attach hook i's programs not attached yet; all or none.  0, or -errno
+ * with "failed to attach HOOK: reason" in errbuf.
+ */
+static int attach_hook(struct vb_tracer *t, int i, char *errbuf,
+		       size_t errlen)
 {
 	const char *const *progs = hook_progs(t, i);
 	struct bpf_program *prog;
@@ -131,6 +135,8 @@ static int attach_hook(struct vb_tracer *t, int i)
 		if (!t->links[i][j]) {
 			err = prog ? -errno : -ENOENT;
 			detach_hook(t, i);
+			snprintf(errbuf, errlen, "failed to attach %s: %s",
+				 vb_hook_label(&t->probe, i), strerror(-err));
 			return err;
 		}
 	}
@@ -411,6 +417,7 @@ int vb_tracer_start(struct vb_tracer *t, enum vb_trace_mode mode,
 	memset(t, 0, sizeof(*t));
 	t->sample = sample;
 	t->duty = duty;
+	t->slice_ns = vb_slice_ns();
 	t->cancel = cancel;
 	err = start(t, mode, progress, errbuf, errlen);
 	if (!err && cancelled(t, errbuf, errlen))
@@ -435,10 +442,8 @@ static int slice_set(struct vb_tracer *t, bool on, char *errbuf,
 			detach_hook(t, h);
 			continue;
 		}
-		err = attach_hook(t, h);
+		err = attach_hook(t, h, errbuf, errlen);
 		if (err) {
-			snprintf(errbuf, errlen, "failed to attach %s: %s",
-				 vb_hook_label(&t->probe, h), strerror(-err));
 			slice_set(t, false, NULL, 0);
 			return err;
 		}
@@ -469,12 +474,9 @@ int vb_tracer_enable(struct vb_tracer *t, bool on, char *errbuf,
 			detach_hook(t, i);
 			continue;
 		}
-		err = attach_hook(t, i);
-		if (err) {
-			snprintf(errbuf, errlen, "failed to attach %s: %s",
-				 vb_hook_label(&t->probe, i), strerror(-err));
+		err = attach_hook(t, i, errbuf, errlen);
+		if (err)
 			return err;
-		}
 	}
 	if (!on || t->duty <= 1)
 		return 0;
@@ -486,7 +488,6 @@ int vb_tracer_enable(struct vb_tracer *t, bool on, char *errbuf,
 		return err;
 	}
 	/* the interval opens with an on slice */
-	t->slice_ns = vb_slice_ns();
 	err = slice_set(t, true, errbuf, errlen);
 	if (err)
 		return err;
@@ -553,11 +554,27 @@ uint64_t vb_tracer_activity(struct vb_tracer *t)
 	return sum;
 }
 
-int vb_tracer_self(struct vb_tracer *t, bool stats, struct vb_self *out)
+/* One program's kernel-kept stats into out. */
+static int add_prog_self(const struct bpf_program *prog, struct vb_self *out)
 {
 	struct bpf_prog_info info;
-	__u32 len;
-	int i, j, fd;
+	__u32 len = sizeof(info);
+	int fd = prog ? bpf_program__fd(prog) : -1;
+
+	memset(&info, 0, sizeof(info));
+	if (fd < 0)
+		return -EBADF;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return -errno;
+	out->recursion_misses += info.recursion_misses;
+	out->run_ns += info.run_time_ns;
+	out->run_cnt += info.run_cnt;
+	return 0;
+}
+
+int vb_tracer_self(struct vb_tracer *t, bool stats, struct vb_self *out)
+{
+	int i, j, err;
 
 	out->recursion_misses = out->run_ns = out->run_cnt = 0;
 	out->bpf_stats = stats;
@@ -565,26 +582,17 @@ int vb_tracer_self(struct vb_tracer *t, bool stats, struct vb_self *out)
 		if (!t->attached[i])
 			continue;
 		for (j = 0; j < 2 && hook_progs(t, i)[j]; j++) {
-			fd = bpf_program__fd(bpf_object__find_program_by_name(
-				t->skel->obj, hook_progs(t, i)[j]));
-			memset(&info, 0, sizeof(info));
-			len = sizeof(info);
-			if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
-				return -errno;
-			out->recursion_misses += info.recursion_misses;
-			out->run_ns += info.run_time_ns;
-			out->run_cnt += info.run_cnt;
+			err = add_prog_self(bpf_object__find_program_by_name(
+				t->skel->obj, hook_progs(t, i)[j]), out);
+			if (err)
+				return err;
 		}
 	}
+	/* --duty: light's program counts every packet beside the hooks */
 	if (t->duty > 1) {
-		fd = bpf_program__fd(t->skel->progs.recv_pkt_light);
-		memset(&info, 0, sizeof(info));
-		len = sizeof(info);
-		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &len))
-			return -errno;
-		out->recursion_misses += info.recursion_misses;
-		out->run_ns += info.run_time_ns;
-		out->run_cnt += info.run_cnt;
+		err = add_prog_self(t->skel->progs.recv_pkt_light, out);
+		if (err)
+			return err;
 	}
 	if (!stats)
 		out->run_ns = out->run_cnt = 0;
@@ -660,7 +668,7 @@ int vb_tracer_describe(const struct vb_tracer *t, struct vb_results *r)
 	r->self.sample = t->probe.trace == VB_TRACE_LIGHT ? 1 :
 			 t->sample ? t->sample : VB_SAMPLE_DEFAULT;
 	r->self.duty = t->duty > 1 ? t->duty : 1;
-	r->self.slice_ms = t->duty > 1 ? (uint32_t)(vb_slice_ns() / 1000000) : 0;
+	r->self.slice_ms = t->duty > 1 ? (uint32_t)(t->slice_ns / 1000000) : 0;
 	snprintf(r->detected_by, sizeof(r->detected_by), "%s",
 		 t->probe.detected_by);
 	for (i = 0; i < VB_HOOK_NR; i++) {

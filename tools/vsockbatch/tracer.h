@@ -53,9 +53,10 @@ struct vb_tracer {
 /*
  * --duty: an on slice's length; the off slices last (N - 1) times it.
  * Each on/off pair re-registers the fentry/fexit hooks with ftrace, whose
- * walk of every traceable function costs ~18 million guest instructions
- * on the lab's 6.12 (results/2026-12-07-tracer-cost-duty): 250 ms slices
- * keep that near 0.5 % of a CPU busy with RX at N = 16.
+ * walk of every traceable function costs ~21 million guest instructions
+ * on the lab's 6.12 (results/2026-12-07-duty-toggle), the work of ~5,000
+ * 64 B packets: at 250 ms slices it was 17 instructions per packet at
+ * N = 16 and 9 at N = 32 (results/2026-12-07-tracer-cost-duty).
  * VSOCKBATCH_SLICE_MS (1 .. 10000) overrides it, for tests.
  */
 #define VB_SLICE_NS	250000000ULL
