@@ -831,6 +831,14 @@ static __always_inline int on_rx_batch(const void *skaddr,
 	if (!t || !t->open)
 		return 0;
 	t->open = 0;
+	/*
+	 * Readable callbacks through vsock_data_ready() inside the run (a
+	 * kernel that wakes the reader at the first readable packet) are
+	 * under the lock; the one the event flags, at the run's end, is
+	 * counted by count_run() whether or not it went through there.
+	 */
+	if (t->dr > dr)
+		fc[VB_FC_DR_INSIDE] += t->dr - dr;
 	if (!t->timed)
 		return 0;
 	now = bpf_ktime_get_ns();
@@ -840,8 +848,12 @@ static __always_inline int on_rx_batch(const void *skaddr,
 	fc[VB_FC_WINDOW_NS] += d;
 	fc[VB_FC_TIMED]++;
 	hist_add(s, VB_H_WINDOW_NS, d);
-	if (dr) {
-		/* the readable callback follows the unlock right after */
+	if (t->dr) {
+		/* the first call's latency went to the histogram then */
+		fc[VB_FC_DR_LAT_NS] += t->dr_lat;
+		fc[VB_FC_DR_LAT_N]++;
+	} else if (dr) {
+		/* the run's only readable callback, at its end */
 		fc[VB_FC_DR_LAT_NS] += d;
 		fc[VB_FC_DR_LAT_N]++;
 		hist_add(s, VB_H_DR_LAT_NS, d);

@@ -65,7 +65,7 @@ struct vb_lhist {
 	X(WINDOW_NS,	"window_ns",	SUM, "first packet event -> window end, summed over the timed windows (full mode)") \
 	X(TIMED,	"timed_windows", SUM, "windows whose times were taken: 1 in --sample (full mode)") \
 	X(DR_INSIDE,	"dr_inside",	SUM, "data-ready decisions under the lock (full mode)") \
-	X(DR_AFTER,	"dr_after",	SUM, "data-ready calls deferred past the unlock") \
+	X(DR_AFTER,	"dr_after",	SUM, "data-ready calls at the end of a run (the series' rx_batch event)") \
 	X(DR_LAT_NS,	"dr_lat_ns",	SUM, "first enqueue -> data-ready, summed (full mode)") \
 	X(DR_LAT_N,	"dr_lat_n",	SUM, "data-ready latencies measured (full mode)") \
 	X(KB_HOLD_NS,	"kb_hold_ns",	SUM, "rx_batch: hold_ns summed")	\
@@ -78,6 +78,8 @@ struct vb_lhist {
 	X(KB_R_RESCHED,	"kb_end_resched", SUM, "runs ended: need_resched")	\
 	X(KB_R_RXQ,	"kb_end_rxq",	SUM, "runs ended: rx queue budget")	\
 	X(KB_R_OP,	"kb_end_op",	SUM, "runs ended: non-RW packet")	\
+	X(KB_R_CONTENDED, "kb_end_contended", SUM, "runs ended: a task waits for the socket lock") \
+	X(KB_R_CREDIT,	"kb_end_credit", SUM, "runs ended: the sender within one run of its credit") \
 	X(KB_R_OTHER,	"kb_end_other",	SUM, "runs ended: unknown reason code")
 
 /* Per packet and per event that has no flow: per CPU. */
@@ -165,10 +167,11 @@ enum {
 
 /*
  * rx_batch tracepoint end reasons: enum virtio_vsock_rx_batch_end of the
- * series (QUEUE FLOW STATE PKTS BYTES RESCHED RXQ OP), mapped in order
+ * series (QUEUE FLOW STATE PKTS BYTES RESCHED RXQ OP CONTENDED
+ * CREDIT), mapped in order
  * onto the VB_C_KB_R_* counters; anything else counts as OTHER.
  */
-#define VB_KB_REASON_NR		8
+#define VB_KB_REASON_NR		10
 
 /* Per flow, per CPU: window counters only (VB_FC_NR x 8 bytes). */
 struct vb_flow_stats {

@@ -1,8 +1,10 @@
 #!/bin/sh
 # rx-ends.sh - every way an RX batch can end, seen at least once: the
 # series' vsock:virtio_transport_rx_batch tracepoint counts the end
-# reasons QUEUE FLOW OP PKTS BYTES STATE RESCHED RXQ while workloads made
-# to reach each one run over loopback:
+# reasons QUEUE FLOW OP PKTS BYTES STATE RESCHED RXQ CONTENDED CREDIT
+# while workloads made to reach each one run over loopback (CONTENDED: a
+# reader blocked in lock_sock() during a run; CREDIT: a slow reader lets
+# the sender's credit run low):
 #   vsock-semantics   credit (32 KiB receiver: BYTES at buf_alloc / 4),
 #                     backpressure (129..575-byte writes to a slow reader:
 #                     RXQ at the rx_queue skb budget, PKTS, OP at the
@@ -120,7 +122,7 @@ done
 if [ $traced -eq 1 ]; then
 	echo 0 >"$ev/enable"
 	line="rx batch ends:"
-	for r in QUEUE FLOW OP PKTS BYTES STATE RESCHED RXQ; do
+	for r in QUEUE FLOW OP PKTS BYTES STATE RESCHED RXQ CONTENDED CREDIT; do
 		n=$(count $r)
 		line="$line $r=$n"
 		[ "$r" = RESCHED ] && [ $preemptible = 1 ] && continue

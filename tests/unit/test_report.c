@@ -115,7 +115,7 @@ static void test_report_text_batched(void **state)
 	/* exact batch lengths; log2 times only as the slot holding them */
 	expect_in(out, "  batch length   p50 4, p99 4 (exact)\n");
 	expect_in(out, "  window         mean 3.0us, p50 [2.0us, 4.1us], p99 [2.0us, 4.1us]");
-	expect_in(out, "  data-ready     0 under the lock, 250 after the unlock (100.0% deferred), 1.00 per batch\n");
+	expect_in(out, "  data-ready     0 inside windows, 250 at run ends (100.0% deferred), 1.00 per batch\n");
 	expect_in(out, "  lookup+lock    0.250 per packet");
 	expect_in(out, "  rx_batch runs  250, hold mean 2.5us, p50 [2.0us, 4.1us], p99 [2.0us, 4.1us]; write_space in 250\n");
 	/* what batching costs */
@@ -170,7 +170,7 @@ static void test_report_80_columns(void **state)
 		assert_non_null(nl);
 		assert_true(nl - line <= 80);
 	}
-	expect_in(out, "  data-ready     0 under the lock, 250 after the unlock (100.0% deferred), 1.00\n      per batch\n");
+	expect_in(out, "  data-ready     0 inside windows, 250 at run ends (100.0% deferred), 1.00 per\n      batch\n");
 	/* the flow table drops BATCHES first */
 	expect_in(out, "  SRC          DST          PKTS BYTES  PKT/B MAXB   HOLD  DR/B %DEF LKP/PK\n");
 	expect_in(out, "  1:3846758489 3:3846758000 1000 64000   4.00    4  3.0us  1.00  100   0.25\n");
@@ -220,7 +220,7 @@ static void test_report_text_cycles(void **state)
 	assert_int_equal(run(cmd_report, &out, &err, 2, "report", path), 0);
 	expect_in(out, "3200000 cycles, 50.00 cycles/byte");
 	assert_null(strstr(out, "cpu-clock"));
-	expect_in(out, "  data-ready     1000 under the lock, 0 after the unlock (0.0% deferred)");
+	expect_in(out, "  data-ready     1000 inside windows, 0 at run ends (0.0% deferred)");
 	expect_in(out, "  lookup+lock    1.000 per packet");
 	/* baseline: no rx_batch section */
 	assert_null(strstr(out, "rx_batch runs"));

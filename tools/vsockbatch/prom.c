@@ -71,8 +71,12 @@ static const struct counter_def dr_counters[] = {
 
 /* run_ends_total{reason}: the rx_batch end reasons, in counter order. */
 static const char *const end_reasons[] = {
-	"queue", "flow", "state", "pkts", "bytes", "resched", "rxq", "op", "other",
+	"queue", "flow", "state", "pkts", "bytes", "resched", "rxq", "op",
+	"contended", "credit", "other",
 };
+_Static_assert(sizeof(end_reasons) / sizeof(end_reasons[0]) ==
+	       VB_C_KB_R_OTHER - VB_C_KB_R_QUEUE + 1,
+	       "one label per rx_batch end-reason counter");
 
 struct hist_def {
 	int h;			/* enum vb_hist_id */
@@ -237,7 +241,7 @@ static void window_families(struct out *o, const char *prefix,
 	}
 	snprintf(name, sizeof(name), "%sdata_ready_calls", prefix);
 	snprintf(help, sizeof(help),
-		 "Data-ready calls: where=under_lock (full mode), after_unlock (deferred past the unlock by the series).%s",
+		 "Data-ready calls: where=under_lock (inside a window, full mode), after_unlock (deferred to the end of a run by the series).%s",
 		 what);
 	family(o, name, T_COUNTER, help);
 	for (i = 0; i < 2; i++) {

@@ -260,8 +260,12 @@ static void print_cpus(FILE *f, const struct vb_results *r)
 
 static const char *const kb_reason_names[] = {
 	"queue", "flow", "state", "pkts", "bytes", "resched", "rxq", "op",
+	"contended", "credit",
 	"other"
 };
+_Static_assert(sizeof(kb_reason_names) / sizeof(kb_reason_names[0]) ==
+	       VB_C_KB_R_OTHER - VB_C_KB_R_QUEUE + 1,
+	       "one name per rx_batch end-reason counter");
 
 /* "p50 [1.0us, 2.0us], p99 [...]" of a histogram, never finer than it holds */
 static void pcts(char *buf, size_t len, const struct vb_results *r, int h)
@@ -413,7 +417,7 @@ void vb_report_text_opts(FILE *f, const struct vb_results *r,
 			a, y);
 		fmt_num(a, sizeof(a), m.pct_deferred, "%.1f%%");
 		fmt_num(b, sizeof(b), m.dr_per_batch, "%.2f");
-		fprintf(f, "  data-ready     %llu under the lock, %llu after the unlock (%s deferred), %s per batch\n",
+		fprintf(f, "  data-ready     %llu inside windows, %llu at run ends (%s deferred), %s per batch\n",
 			(unsigned long long)c[VB_C_DR_INSIDE],
 			(unsigned long long)c[VB_C_DR_AFTER], a, b);
 	} else {

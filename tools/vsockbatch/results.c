@@ -675,8 +675,12 @@ static int load_counters(struct ld *ld, json_t *o, const char *where,
 			a->cnt[i] = UINT64_MAX;
 			continue;
 		}
-		/* files from before --duty: no window slices, 0 */
-		if (i == VB_C_WIN_PKTS &&
+		/*
+		 * files from before --duty: no window slices; from before
+		 * the end reasons CONTENDED and CREDIT: no such runs.  0.
+		 */
+		if ((i == VB_C_WIN_PKTS || i == VB_C_KB_R_CONTENDED ||
+		     i == VB_C_KB_R_CREDIT) &&
 		    !json_object_get(o, vb_counter_names[i])) {
 			a->cnt[i] = 0;
 			continue;

@@ -101,7 +101,7 @@ static void usage(FILE *f)
 "\n"
 "Live view of virtio-vsock RX batching, one row per flow (src -> dst):\n"
 "packets/s, MB/s, batches/s, packets per batch, lock hold p50/p99,\n"
-"data-ready calls per batch and the share deferred past the unlock;\n"
+"data-ready calls per batch and the share deferred to the end of a run;\n"
 "header with totals, kernel mode and CPU cost (cycles, or cpu-clock ns\n"
 "when there is no PMU).  MB = 10^6 bytes.\n"
 "\n"
@@ -551,7 +551,7 @@ static const char *const help_lines[] = {
 	"Columns: SRC/DST cid:port, PKTS/s, MB/s, BATCH/s lock windows a second,",
 	"PKT/B packets per window, MAXB most in one, HOLD mean window time",
 	"(full mode) or rx_batch lock hold (light), DR/B data-ready calls",
-	"per window, %DEF share of them after the unlock.",
+	"per window, %DEF share of them at the end of a run.",
 	"At 80 columns or less, left out first: BATCH/s, MAXB, MB/s, PKTS/s,",
 	"HOLD, PKT/B; never the sort column, SRC, DST, DR/B or %DEF.",
 	"",

@@ -1,0 +1,107 @@
+#!/bin/bash
+# series-tables.sh: the series' headline tables, from committed
+# experiment sets, as the cover letter and the README quote them.
+#
+#   scripts/series-tables.sh [--md] wall SET [SET2]
+#   scripts/series-tables.sh [--md] icount SET
+#   scripts/series-tables.sh [--md] traced SET [SET...]
+#
+# wall: RX throughput with a fixed 64 KiB recv(), baseline -> patched,
+# per payload: the change and its 95 % CI, the smallest change the set
+# could detect (MDE, 80 % power), n pairs; with SET2 (a replicate) the
+# same for it and, per payload, whether both sets resolve a loss (the
+# upper CI bound below 0 in each).
+# icount: guest instructions per received byte, baseline -> patched, per
+# payload: all vCPUs and the RX worker's vCPU (mode h2g: vCPU 1), with
+# CIs and n.
+# traced: from the traced transfers (scripts/traced-waits.sh), baseline
+# and patched at every traced payload: the share of the recording the
+# sender was stalled on credit (mean and range) and the reader's mean
+# wait in lock_sock().
+# Plain text (a cover letter's) by default, --md for Markdown.
+# Exit 0; 1 a set lacks what the table needs; 2 bad usage.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+me=${0##*/}
+
+usage() {
+	echo "usage: $me [--md] wall SET [SET2] | icount SET | traced SET [SET...]" >&2
+	exit 2
+}
+
+MD=0
+[ "${1:-}" = --md ] && { MD=1; shift; }
+[ $# -ge 2 ] || usage
+kind=$1
+shift
+case $kind in wall|icount|traced) ;; *) usage ;; esac
+for s in "$@"; do
+	[ -f "$s/summary.json" ] || { echo "$me: $s: no summary.json (not an experiment set)" >&2; exit 1; }
+done
+
+# rows METRIC SET: payload, change, lo, hi, mde, n of baseline->patched
+rows() {
+	jq -r --arg m "$1" '
+		.comparisons[] | select(.baseline_state == "baseline" and
+			.patched_state == "patched") | .rows[] |
+		select(.metric == $m and (.traced | not)) |
+		[.payload, .change_pct, .ci_low_pct, .ci_high_pct,
+		 (.mde_pct // "nan"), .n_pairs] | @tsv' "$2"
+}
+
+# table HEADER... (tab-separated rows on stdin): Markdown or aligned text
+table() {
+	if [ "$MD" = 1 ]; then
+		(IFS='|'; echo "|$*|")
+		printf '|'; for _ in "$@"; do printf -- '---|'; done; echo
+		sed 's/\t/ | /g; s/^/| /; s/$/ |/'
+	else
+		{ (IFS=$'\t'; echo "$*"); cat; } | column -t -s $'\t' | sed 's/^/  /'
+	fi
+}
+
+pl() { awk -F'\t' 'BEGIN { OFS = "\t" } { p = $1; $1 = p >= 1024 ? p / 1024 " KiB" : p " B"; print }'; }
+
+case $kind in
+wall)
+	[ $# -le 2 ] || usage
+	a=$(rows tput_fixed_gbps "$1/summary.json")
+	[ -n "$a" ] || { echo "$me: $1: no untraced tput_fixed_gbps rows baseline -> patched" >&2; exit 1; }
+	if [ $# -eq 1 ]; then
+		awk -F'\t' '{ printf "%s\t%+.1f %% [%+.1f, %+.1f]\t%.1f %%\t%d\n", $1, $2, $3, $4, $5, $6 }' <<<"$a" |
+			pl | table payload "change [95 % CI]" MDE n
+	else
+		b=$(rows tput_fixed_gbps "$2/summary.json")
+		[ -n "$b" ] || { echo "$me: $2: no untraced tput_fixed_gbps rows baseline -> patched" >&2; exit 1; }
+		join -t $'\t' <(sort -t $'\t' -k1,1 <<<"$a") <(sort -t $'\t' -k1,1 <<<"$b") | sort -t $'\t' -k1,1n |
+			awk -F'\t' '{
+				both = ($4 < 0 && $9 < 0) ? "yes" : "no"
+				printf "%s\t%+.1f %% [%+.1f, %+.1f]\t%.1f %%\t%d\t%+.1f %% [%+.1f, %+.1f]\t%.1f %%\t%d\t%s\n",
+					$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, both }' |
+			pl | table payload "set 1 [95 % CI]" MDE n "set 2 [95 % CI]" MDE n "loss in both"
+	fi ;;
+icount)
+	[ $# -eq 1 ] || usage
+	jq -e '.clock == "icount"' "$1/summary.json" >/dev/null ||
+		{ echo "$me: $1: not an instruction-count set" >&2; exit 1; }
+	cpu=$(jq -r '.experiment.rx_cpu // 1' "$1/manifest.json")
+	a=$(rows insn_per_byte "$1/summary.json")
+	b=$(rows "insn_cpu${cpu}_per_byte" "$1/summary.json")
+	[ -n "$a" ] && [ -n "$b" ] || { echo "$me: $1: no insn_per_byte rows baseline -> patched" >&2; exit 1; }
+	join -t $'\t' <(sort -t $'\t' -k1,1 <<<"$a") <(sort -t $'\t' -k1,1 <<<"$b") | sort -t $'\t' -k1,1n |
+		awk -F'\t' '{ printf "%s\t%+.1f %% [%+.1f, %+.1f]\t%+.1f %% [%+.1f, %+.1f]\t%d\n",
+			$1, $2, $3, $4, $7, $8, $9, $6 }' |
+		pl | table payload "all vCPUs [95 % CI]" "RX vCPU $cpu [95 % CI]" n ;;
+traced)
+	"$VB_ROOT/scripts/traced-waits.sh" --tsv "$@" >"${TMPDIR:-/tmp}/$me.$$" || exit 1
+	awk -F'\t' 'NR > 1 && ($2 == "baseline" || $2 == "patched") {
+		k = $1 "\t" $2; n[k]++; s[k] += $4; w[k] += $6
+		if (!(k in mn) || $4 < mn[k]) mn[k] = $4
+		if (!(k in mx) || $4 > mx[k]) mx[k] = $4
+	} END {
+		for (k in n) printf "%s\t%.1f %% [%.1f, %.1f]\t%.0f us\t%d\n", k, s[k] / n[k], mn[k], mx[k], w[k] / n[k], n[k]
+	}' "${TMPDIR:-/tmp}/$me.$$" | sort -t $'\t' -k1,1n -k2,2 | pl |
+		table payload kernel "sender stalled on credit: mean [min, max]" "reader wait in lock_sock(), mean" n
+	rm -f "${TMPDIR:-/tmp}/$me.$$" ;;
+*) usage ;;
+esac
