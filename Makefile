@@ -381,13 +381,18 @@ results-check: $(if $(LAB_SRCS),$(OUTPUT)/vsockbatch-lab)
 	$(Q)./tests/doc-paths.sh
 
 # The docs agree with the tree: the results index is current, the
-# README's tracer cost table is its set's (scripts/tracer-cost-tables.sh), every
+# README's tracer cost table is its set's (scripts/tracer-cost-tables.sh),
+# the series' cover letters and the README's series tables are their
+# sets' (scripts/cover-letter.sh), every
 # results/ and docs/ path the Markdown quotes exists, each man page lists
 # the options of its program's --help, the bash completion works, and
 # --version names the release and the embedded BPF object.
 docs-check: tools
 	$(Q)./scripts/results-index.sh --check docs/results.md
 	$(Q)./scripts/tracer-cost-tables.sh --check README.md
+	$(Q)./scripts/cover-letter.sh 7.2 --check
+	$(Q)./scripts/cover-letter.sh 6.12 --check
+	$(Q)./scripts/cover-letter.sh 7.2 --readme README.md --check
 	$(Q)./scripts/man-check.sh $(OUTPUT)
 	$(Q)./tests/completion.sh $(OUTPUT)
 	$(Q)./tests/version.sh $(OUTPUT)

@@ -1,21 +1,23 @@
 #!/bin/bash
 # lab.sh: the project's main job (`make lab`).
 #
-# Builds or reuses the baseline, p1-3 and patched guest kernels and prints
-# what the series changes, measured so that one run per kernel means
-# something:
+# Builds or reuses the baseline, p1-3 and patched guest kernels of the
+# 7.2 series and prints what the series changes on the path its headline
+# is about, host -> guest through the guest's RX worker, measured so that
+# one run per kernel means something:
 #  1. the upstream suite (vsock_test over loopback) on baseline and
 #     patched, and vsock_perf at 64 B, 4 KiB and 64 KiB (raw outputs kept;
 #     its wall-clock rates are single TCG runs, so no change is printed);
-#  2. the instruction-count experiment (scripts/experiment.sh --quick
-#     --clock icount --payloads "64 4K 64K" at the committed set's
-#     transfer sizes): guest instructions per received byte, exact and
-#     independent of the host's load, printed with the smallest change the
-#     committed set (results/2026-12-01-icount) could resolve, since the
-#     work itself varies from boot to boot; the mechanism counts of the
-#     traced runs (packets per lock window, data-ready calls and socket
-#     lookups per packet, recv() calls) and the tracer's own measured
-#     cost.  Wall-clock changes need AB/BA pairs and their CIs:
+#  2. the instruction-count experiment host -> guest (scripts/experiment.sh
+#     --quick --mode h2g --clock icount --payloads "64 4K 64K" at the
+#     committed set's transfer sizes): the host writes through the lab's
+#     vhost-user device, virtio_transport_rx_work() receives on vCPU 1;
+#     guest instructions per received byte, printed with the smallest
+#     change the committed set (results/2026-12-07-h2g-icount-v3) could
+#     resolve, since the work varies from boot to boot; the mechanism
+#     counts of the traced runs (packets per lock window, data-ready calls
+#     and socket lookups per packet, recv() calls) and the tracer's own
+#     measured cost.  Wall-clock changes need AB/BA pairs and their CIs:
 #     `make experiment`.
 # Run files go to build/lab/<timestamp>/<variant>/ and .../experiment/
 set -uo pipefail
@@ -43,7 +45,8 @@ command -v jq >/dev/null || die "jq missing (run make deps)"
 OUT=$VB_ROOT/build/lab/$(date +%Y%m%d-%H%M%S)
 mkdir -p "$OUT"
 status=0
-for v in baseline patched; do
+SERIES=7.2
+for v in baseline-$SERIES patched-$SERIES; do
 	log "$v: kernel"
 	"$VB_ROOT/scripts/kernel-build.sh" "$v" >/dev/null || die "$v: kernel build failed"
 	log "$v: guest run ($SMP vCPUs)"
@@ -53,20 +56,21 @@ for v in baseline patched; do
 done
 
 echo
-echo "vsockbatch lab: $(uname -m) host, QEMU TCG, $SMP vCPUs, loopback (CID 1); $OUT"
-for v in baseline patched; do
-	printf 'vsock_test on %-8s %s\n' "$v:" \
+echo "vsockbatch lab: $(uname -m) host, QEMU TCG, $SMP vCPUs, Linux $SERIES; $OUT"
+for v in baseline-$SERIES patched-$SERIES; do
+	printf 'vsock_test (loopback) on %-13s %s\n' "$v:" \
 		"$( [ -f "$OUT/$v/vsock_test.json" ] && jq -r '"\(.passed)/\(.total) passed"' "$OUT/$v/vsock_test.json" 2>/dev/null || echo "did not run")"
 done
 echo "(vsock_perf outputs in $OUT/*/vsock_perf.*: single wall-clock runs, no change shown)"
 
 # --- instruction counts: one icount boot per kernel --------------------
 echo
-log "instruction counts: scripts/experiment.sh --quick --clock icount"
+log "instruction counts: scripts/experiment.sh --quick --mode h2g --series $SERIES --clock icount"
 # The committed set's transfer sizes (64 B -> 4 MiB, 4 KiB and 64 KiB ->
 # 64 MiB): --quick's 0.5-2 MiB transfers spread by tens of percent
 # between boots, these by the amounts the set measured.
-"$VB_ROOT/scripts/experiment.sh" --quick --clock icount --payloads "64 4K 64K" \
+"$VB_ROOT/scripts/experiment.sh" --quick --mode h2g --series "$SERIES" \
+	--clock icount --payloads "64 4K 64K" \
 	--scale 65536 --cap 64M --label lab-icount --out "$OUT/experiment" \
 	>"$OUT/experiment.txt" 2>"$OUT/experiment.err" || status=1
 sum=$OUT/experiment/summary.json
@@ -77,8 +81,8 @@ if ! jq -e '.clock == "icount"' "$sum" >/dev/null 2>&1; then
 fi
 # The committed instruction-count set says how far one boot is from the
 # next: its MDE at each payload is what one pair cannot tell from noise.
-REF_SET=$VB_ROOT/results/2026-12-01-icount
-echo "Guest instructions per received byte (icount, untraced, fixed 64 KiB recv(), loopback;"
+REF_SET=$VB_ROOT/results/2026-12-07-h2g-icount-v3
+echo "Guest instructions per received byte (icount, untraced, fixed 64 KiB recv(), host -> guest;"
 echo "one boot per kernel, change vs baseline).  Counts are exact, but the work itself varies"
 echo "from boot to boot (how the sender, worker and reader interleave):"
 if [ -f "$REF_SET/summary.json" ]; then

@@ -547,5 +547,25 @@ expect "results-raw: unknown command" 2 "unknown command 'zip'" \
 outcome $? "compare-sets: loopback set vs the cover letter, $(grep -c '^### ' "$tmp/cmp.md") tables" \
 	"compare-sets on results/2026-11-30-quiet: $(head -c 300 "$tmp/err")"
 
+# The series' tables: usage, sets that are not sets, tables that can fail.
+expect "series-tables: unknown table" 2 "usage" \
+	"$ROOT/scripts/series-tables.sh" nosuch "$ROOT/results/2026-12-01-h2g-wall-timed"
+expect "series-tables: not a set" 1 "no summary.json" \
+	"$ROOT/scripts/series-tables.sh" wall "$tmp"
+expect "series-tables: icount of a wall-clock set" 1 "not an instruction-count set" \
+	"$ROOT/scripts/series-tables.sh" icount "$ROOT/results/2026-12-01-h2g-wall-timed"
+expect "traced-waits: not a set" 2 "not an experiment set" \
+	"$ROOT/scripts/traced-waits.sh" "$tmp"
+expect "cover-letter: no such series" 2 "no template" \
+	"$ROOT/scripts/cover-letter.sh" 9.9
+expect "cover-letter: bad option" 2 "usage" \
+	"$ROOT/scripts/cover-letter.sh" 7.2 --nosuch
+# both sets of the 6.12 v2 wall clock: 4 KiB lost in both, nothing else
+"$ROOT/scripts/series-tables.sh" wall "$ROOT/results/2026-12-01-h2g-wall-timed" \
+	"$ROOT/results/2026-12-01-h2g-wall" >"$tmp/st.txt" 2>"$tmp/err" &&
+	[ "$(grep -c ' yes$' "$tmp/st.txt")" = 1 ] && grep -q '^  4 KiB .* yes$' "$tmp/st.txt"
+outcome $? "series-tables: a loss both sets resolve is named, and only it" \
+	"$(head -c 300 "$tmp/err"; head -c 600 "$tmp/st.txt")"
+
 echo "lab input tests: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -459,8 +459,8 @@ static void test_fold(void **state)
 }
 
 /*
- * The hard bound docs/export.md states: 106 + 9 x CPUs series (full
- * mode, batched kernel), + 3 + 16 x (max-ports + 1) with --ports, however
+ * The hard bound docs/export.md states: 108 + 9 x CPUs series (full
+ * mode, batched kernel), + 3 + 18 x (max-ports + 1) with --ports, however
  * many ports carry traffic.
  */
 static void test_cardinality(void **state)
@@ -483,7 +483,7 @@ static void test_cardinality(void **state)
 	p = page_of(&s, VB_PROM_TEXT);
 	for (l = p; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
 		n += *l != '#';
-	assert_int_equal(n, 106 + 9 * 2 + 3 + 16 * (VB_PROM_PORTS_DEFAULT + 1));
+	assert_int_equal(n, 108 + 9 * 2 + 3 + 18 * (VB_PROM_PORTS_DEFAULT + 1));
 	free(p);
 	vb_results_free(&r);
 	vb_prom_snap_free(&s);
