@@ -47,8 +47,8 @@ if [ -n "$readme" ]; then
 	trap 'rm -f "$blk" "$new"' EXIT
 	# each table with the paragraph of the template that introduces it
 	tail -n +3 "$in" | awk '
-		/^$/ { para = ""; next }
-		/^@@ / { print "P\t" para; print "T\t" substr($0, 4); para = ""; next }
+		/^$/ { if (para != "") last = para; para = ""; next }
+		/^@@ / { print "P\t" last; print "T\t" substr($0, 4); last = ""; next }
 		{ para = para (para == "" ? "" : " ") $0 }' |
 	while IFS=$'\t' read -r k v; do
 		if [ "$k" = P ]; then
