@@ -4,7 +4,7 @@
 #
 #   scripts/series-tables.sh [--md] wall SET [SET2]
 #   scripts/series-tables.sh [--md] icount SET
-#   scripts/series-tables.sh [--md] traced SET [SET...]
+#   scripts/series-tables.sh [--md] traced [--state NAME[=LABEL]] SET [SET...]
 #
 # wall: RX throughput with a fixed 64 KiB recv(), baseline -> patched,
 # per payload: the change and its 95 % CI, the smallest change the set
@@ -15,7 +15,8 @@
 # payload: all vCPUs and the RX worker's vCPU (mode h2g: vCPU 1), with
 # CIs and n.
 # traced: from the traced transfers (scripts/traced-waits.sh), baseline
-# and patched at every traced payload: the share of the recording the
+# and patched (or the state --state NAME[=LABEL] names, shown as LABEL)
+# at every traced payload: the share of the recording the
 # sender was stalled on credit (mean and range) and the reader's mean
 # wait in lock_sock().
 # Plain text (a cover letter's) by default, --md for Markdown.
@@ -25,7 +26,7 @@ set -uo pipefail
 me=${0##*/}
 
 usage() {
-	echo "usage: $me [--md] wall SET [SET2] | icount SET | traced SET [SET...]" >&2
+	echo "usage: $me [--md] wall SET [SET2] | icount SET | traced [--state NAME[=LABEL]] SET [SET...]" >&2
 	exit 2
 }
 
@@ -35,6 +36,13 @@ MD=0
 kind=$1
 shift
 case $kind in wall|icount|traced) ;; *) usage ;; esac
+state=patched label=
+if [ "$kind" = traced ] && [ "${1:-}" = --state ]; then
+	[ $# -ge 3 ] || usage
+	state=${2%%=*} label=${2#*=}
+	shift 2
+fi
+label=${label:-$state}
 for s in "$@"; do
 	[ -f "$s/summary.json" ] || { echo "$me: $s: no summary.json (not an experiment set)" >&2; exit 1; }
 done
@@ -94,13 +102,14 @@ icount)
 		pl | table payload "all vCPUs [95 % CI]" "RX vCPU $cpu [95 % CI]" n ;;
 traced)
 	"$VB_ROOT/scripts/traced-waits.sh" --tsv "$@" >"${TMPDIR:-/tmp}/$me.$$" || exit 1
-	awk -F'\t' 'NR > 1 && ($2 == "baseline" || $2 == "patched") {
+	awk -F'\t' -v st="$state" 'NR > 1 && ($2 == "baseline" || $2 == st) {
 		k = $1 "\t" $2; n[k]++; s[k] += $4; w[k] += $6
 		if (!(k in mn) || $4 < mn[k]) mn[k] = $4
 		if (!(k in mx) || $4 > mx[k]) mx[k] = $4
 	} END {
 		for (k in n) printf "%s\t%.1f %% [%.1f, %.1f]\t%.0f us\t%d\n", k, s[k] / n[k], mn[k], mx[k], w[k] / n[k], n[k]
 	}' "${TMPDIR:-/tmp}/$me.$$" | sort -t $'\t' -k1,1n -k2,2 | pl |
+		awk -F'\t' -v st="$state" -v lb="$label" 'BEGIN { OFS = "\t" } $2 == st { $2 = lb } 1' |
 		table payload kernel "sender stalled on credit: mean [min, max]" "reader wait in lock_sock(), mean" n
 	rm -f "${TMPDIR:-/tmp}/$me.$$" ;;
 *) usage ;;
