@@ -32,7 +32,8 @@
 # clock and measured tracer overhead, the report's icount tables; run
 # with --profile: each run's block profile sums exactly to its counts
 # (scripts/insns-profile.sh) and names the RX path each kernel has
-# (virtio_transport_recv_pkt unbatched, the batch loop from P1-P3 on).
+# (virtio_transport_recv_pkt unbatched, the batch loop on patched and,
+# host -> guest, on p1-3, which batches the guest RX worker only).
 #   tests/experiment-quick.sh [--mode loopback|h2g] [--clock wall|icount]
 set -uo pipefail
 MODE=loopback CLOCK=wall
@@ -147,8 +148,11 @@ for d in $(jq -r '.runs[].dir' "$m" 2>/dev/null); do
 			# counts are one counter, and it sees the kernel's RX path
 			check "$d: $p: block profile sums to the window's kernel count" \
 				sh -c "'$ROOT/scripts/insns-profile.sh' -n 200 fixed.$p '$r' >'$tmp/prof.$p'"
+			# p1-3 batches the guest RX worker only (host -> guest)
 			case $d in
 			*baseline) fn=virtio_transport_recv_pkt ;;
+			*p1-3) fn=virtio_transport_recv_pkt
+				[ "$MODE" = h2g ] && fn=virtio_transport_rx_batch_recv ;;
 			*) fn=virtio_transport_rx_batch_recv ;;
 			esac
 			# rows "name [module] value": the module's function, run
