@@ -69,15 +69,6 @@ static const struct counter_def dr_counters[] = {
 	{ VB_C_DR_AFTER, "after_unlock", NULL, 0, NEED_WINDOWS },
 };
 
-/* run_ends_total{reason}: the rx_batch end reasons, in counter order. */
-static const char *const end_reasons[] = {
-	"queue", "flow", "state", "pkts", "bytes", "resched", "rxq", "op",
-	"contended", "credit", "other",
-};
-_Static_assert(sizeof(end_reasons) / sizeof(end_reasons[0]) ==
-	       VB_C_KB_R_OTHER - VB_C_KB_R_QUEUE + 1,
-	       "one label per rx_batch end-reason counter");
-
 struct hist_def {
 	int h;			/* enum vb_hist_id */
 	const char *name;
@@ -259,10 +250,11 @@ static void window_families(struct out *o, const char *prefix,
 	snprintf(help, sizeof(help),
 		 "Kernel runs (rx_batch events) by the reason they ended.%s", what);
 	family(o, name, T_COUNTER, help);
-	for (i = 0; i < sizeof(end_reasons) / sizeof(end_reasons[0]); i++)
+	for (i = 0; i <= VB_C_KB_R_OTHER - VB_C_KB_R_QUEUE; i++)
 		for (r = 0; r < nrows; r++) {
 			fprintf(o->f, "vsockbatch_%s_total", name);
-			row_labels(o->f, &rows[r], "reason", end_reasons[i]);
+			row_labels(o->f, &rows[r], "reason",
+				   vb_end_reason_name((int)i));
 			value(o->f, rows[r].cnt[VB_C_KB_R_QUEUE + (int)i], 0);
 		}
 }

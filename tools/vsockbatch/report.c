@@ -258,15 +258,6 @@ static void print_cpus(FILE *f, const struct vb_results *r)
 	}
 }
 
-static const char *const kb_reason_names[] = {
-	"queue", "flow", "state", "pkts", "bytes", "resched", "rxq", "op",
-	"contended", "credit",
-	"other"
-};
-_Static_assert(sizeof(kb_reason_names) / sizeof(kb_reason_names[0]) ==
-	       VB_C_KB_R_OTHER - VB_C_KB_R_QUEUE + 1,
-	       "one name per rx_batch end-reason counter");
-
 /* "p50 [1.0us, 2.0us], p99 [...]" of a histogram, never finer than it holds */
 static void pcts(char *buf, size_t len, const struct vb_results *r, int h)
 {
@@ -431,7 +422,7 @@ void vb_report_text_opts(FILE *f, const struct vb_results *r,
 			(unsigned long long)runs, a, y,
 			(unsigned long long)c[VB_C_KB_WRITE_SPACE]);
 		for (i = 0; i <= VB_C_KB_R_OTHER - VB_C_KB_R_QUEUE; i++)
-			fprintf(f, " %s %llu", kb_reason_names[i],
+			fprintf(f, " %s %llu", vb_end_reason_name(i),
 				(unsigned long long)c[VB_C_KB_R_QUEUE + i]);
 		fprintf(f, "\n");
 	}

@@ -191,6 +191,12 @@ struct vb_results {
 
 /* Names and units, indexed by enum vb_counter / enum vb_hist_id. */
 extern const char *const vb_counter_names[VB_C_NR];
+
+/* The rx_batch end reason of counter VB_C_KB_R_QUEUE + i: "queue", ... */
+static inline const char *vb_end_reason_name(int i)
+{
+	return vb_counter_names[VB_C_KB_R_QUEUE + i] + sizeof("kb_end_") - 1;
+}
 extern const char *const vb_counter_descs[VB_C_NR];
 extern const char *const vb_hist_names[VB_H_NR];
 extern const char *const vb_hist_units[VB_H_NR];
