@@ -276,7 +276,10 @@ if [ "$VU" = 1 ]; then
 		-numa node,memdev=mem
 		-chardev "socket,id=vu,path=$vudir/vu.sock${VB_VU_RECONNECT:+,reconnect=$VB_VU_RECONNECT}"
 		-device vhost-user-vsock-pci,chardev=vu)
-	vuargs=(--socket "$work/vu.sock" --uds "$work/uds" --guest-cid "$VU_CID")
+	# --flow-stats: each host -> guest flow's no-credit time in
+	# backend.log (scripts/sender-stall.sh reads it)
+	vuargs=(--socket "$work/vu.sock" --uds "$work/uds" --guest-cid "$VU_CID"
+		--flow-stats)
 	[ -z "$VU_PKT" ] || vuargs+=(--rx-pkt-max "$VU_PKT")
 	# VB_VU_ARGS: more back-end options (e.g. --no-event-idx for an A/B run)
 	if [ -n "${VB_VU_ARGS:-}" ]; then

@@ -556,6 +556,17 @@ expect "series-tables: icount of a wall-clock set" 1 "not an instruction-count s
 	"$ROOT/scripts/series-tables.sh" icount "$ROOT/results/2026-12-01-h2g-wall-timed"
 expect "traced-waits: not a set" 2 "not an experiment set" \
 	"$ROOT/scripts/traced-waits.sh" "$tmp"
+expect "sender-stall: not a set" 2 "not an experiment set" \
+	"$ROOT/scripts/sender-stall.sh" "$tmp"
+expect "sender-stall: no set" 2 "usage" "$ROOT/scripts/sender-stall.sh"
+expect "sender-stall: a set from before --flow-stats" 1 "no back-end flow lines" \
+	"$ROOT/scripts/sender-stall.sh" "$ROOT/results/2026-12-07-h2g-v3-e"
+# the back-end's own count, untraced and traced, paired by round
+"$ROOT/scripts/sender-stall.sh" "$ROOT/results/2026-12-07-h2g-v3-t" >"$tmp/ss.md" 2>"$tmp/err" &&
+	grep -q '^| 4096 | fixed | baseline | 8 | 59.5 \[54.9, 64.1\] | - |$' "$tmp/ss.md" &&
+	grep -q '^| 65536 | traced | p1-3 | 8 | 71.1 \[68.5, 73.7\] | +9.9 \[+6.1, +13.7\] (n 8) |$' "$tmp/ss.md"
+outcome $? "sender-stall: the committed set's no-credit shares" \
+	"$(head -c 300 "$tmp/err"; head -c 600 "$tmp/ss.md")"
 expect "cover-letter: no such series" 2 "no template" \
 	"$ROOT/scripts/cover-letter.sh" 9.9
 expect "cover-letter: bad option" 2 "usage" \

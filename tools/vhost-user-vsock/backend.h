@@ -94,6 +94,12 @@ struct conn {
 	int host_readable;		/* epoll said so; cleared on EAGAIN */
 	int host_eof;			/* read 0 (or error): SHUTDOWN sent */
 	int hup;
+	/* host -> guest flow statistics (--flow-stats), CLOCK_MONOTONIC ns */
+	uint64_t h2g_bytes;		/* tx_cnt without the wrap */
+	uint64_t h2g_first_ns, h2g_last_ns;	/* first and last data packet */
+	uint64_t nocredit_since_ns;	/* 0: the guest's credit is not 0 */
+	uint64_t nocredit_ns;		/* closed no-credit spans */
+	uint64_t nocredit_spans;
 };
 
 /* An RST for a connection we do not have (or refused). */
@@ -128,6 +134,7 @@ struct backend {
 	int spare_fd;			/* given up to accept-and-close on EMFILE;
 					 * 0: none (fd 0 is never ours) */
 	int verbose;
+	int flow_stats;			/* a line per host -> guest flow at its end */
 	int reconnect;			/* serve the next front-end when one goes */
 	int stopping;			/* SIGTERM/SIGINT seen */
 	int fe_gone, fe_status;		/* the front-end went (status 0/1) */
@@ -149,6 +156,7 @@ void logmsg_rl(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* @src (at most @n bytes) with control and non-ASCII bytes as \xNN. */
 void log_clean(char *dst, size_t dstlen, const char *src, size_t n);
 uint64_t now_ms(void);
+uint64_t now_ns(void);
 /* Where log lines go instead of stderr (tests, fuzzers); NULL: stderr. */
 extern void (*log_sink)(const char *line);
 

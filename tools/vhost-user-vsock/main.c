@@ -39,7 +39,7 @@ static void usage(FILE *f)
 	fprintf(f,
 "Usage: " PROG " --socket PATH --uds PATH [--guest-cid N] [--rx-pkt-max N]\n"
 "       [--reconnect] [--no-event-idx] [--max-host-conns N] [--max-guest-conns N]\n"
-"       [--line-timeout MS] [--request-timeout MS] [-v]\n"
+"       [--line-timeout MS] [--request-timeout MS] [--flow-stats] [-v]\n"
 "       " PROG " send|recv|pingpong ... (host-side test endpoints; '" PROG " send --help')\n"
 "A vhost-user back-end for QEMU's vhost-user-vsock-pci device.\n"
 "  --socket PATH    vhost-user socket to listen on (QEMU: -chardev socket,path=PATH)\n"
@@ -65,6 +65,10 @@ static void usage(FILE *f)
 "                   (default %u)\n"
 "  --request-timeout MS  the guest must answer a host's REQUEST within MS\n"
 "                   (default %u); else the host socket is closed\n"
+"  --flow-stats     at the end of each host -> guest flow, log its bytes, its\n"
+"                   length (first packet to last packet or credit update)\n"
+"                   and the time the guest's credit was 0 in it\n"
+"                   ('flow host P -> guest Q: ...')\n"
 "  --verbose        log every vhost-user message\n"
 "Both sockets are created mode 0600; the front-end must run as our uid or root.\n"
 "Exits 0 when QEMU disconnects (or on SIGTERM/SIGINT), 1 on a runtime error or\n"
@@ -127,6 +131,7 @@ int main(int argc, char **argv)
 		{ "max-guest-conns", required_argument, NULL, 'G' },
 		{ "line-timeout", required_argument, NULL, 'L' },
 		{ "request-timeout", required_argument, NULL, 'Q' },
+		{ "flow-stats", no_argument, NULL, 'F' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -208,6 +213,9 @@ int main(int argc, char **argv)
 				b.request_timeout_ms = v;
 			break;
 		}
+		case 'F':
+			b.flow_stats = 1;
+			break;
 		case 'v':
 			b.verbose = 1;
 			break;

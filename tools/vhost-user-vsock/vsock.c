@@ -187,11 +187,74 @@ static void conn_close_fd(struct backend *b, struct conn *c)
  * void: a REQUEST not yet sent is never sent (the guest never hears of
  * the connection), a RESPONSE not yet sent becomes the RST.
  */
+static uint32_t conn_credit(const struct conn *c)
+{
+	uint32_t inflight = c->tx_cnt - c->peer_fwd_cnt;
+
+	return inflight >= c->peer_buf_alloc ? 0 : c->peer_buf_alloc - inflight;
+}
+
+/*
+ * --flow-stats: the host -> guest flow's account, at its end.  The share
+ * without credit is the time the guest had granted no credit, between
+ * the flow's first data packet and its last packet or credit update,
+ * whichever came later: the time the host sender was held back by the
+ * guest's reader, measured where it happens, with nothing running in
+ * the guest.  A span still open at the end (credit
+ * the guest never needed to return) is not counted.
+ */
+static void flow_stats_log(const struct conn *c)
+{
+	double span, nocredit;
+
+	if (!c->h2g_bytes)
+		return;
+	span = (c->h2g_last_ns - c->h2g_first_ns) / 1e9;
+	nocredit = c->nocredit_ns / 1e9;
+	logmsg("flow host %u -> guest %u: %llu bytes in %.6f s, without credit %.6f s (%.2f %%) in %llu spans",
+	       c->host_port, c->guest_port, (unsigned long long)c->h2g_bytes,
+	       span, nocredit, span > 0 ? 100.0 * nocredit / span : 0.0,
+	       (unsigned long long)c->nocredit_spans);
+}
+
+/* A packet to the guest carried @n bytes of @c. */
+static void flow_sent(struct backend *b, struct conn *c, uint32_t n)
+{
+	uint64_t now;
+
+	c->h2g_bytes += n;
+	if (!b->flow_stats)
+		return;
+	now = now_ns();
+	if (!c->h2g_first_ns)
+		c->h2g_first_ns = now;
+	c->h2g_last_ns = now;
+	if (!conn_credit(c) && !c->nocredit_since_ns)
+		c->nocredit_since_ns = now;
+}
+
+/* The guest's header just updated @c's credit. */
+static void flow_credit(struct conn *c)
+{
+	uint64_t now;
+
+	if (!c->nocredit_since_ns || !conn_credit(c))
+		return;
+	now = now_ns();
+	c->nocredit_ns += now - c->nocredit_since_ns;
+	c->nocredit_spans++;
+	c->nocredit_since_ns = 0;
+	/* The flow lasts until the credit its last packets waited for. */
+	c->h2g_last_ns = now;
+}
+
 static void conn_kill(struct backend *b, struct conn *c, int rst,
 		      const char *why)
 {
 	if (c->state == C_DEAD)
 		return;
+	if (b->flow_stats)
+		flow_stats_log(c);
 	if (why)
 		logmsg_rl("connection host %u <-> guest %u: %s", c->host_port,
 			  c->guest_port, why);
@@ -205,12 +268,6 @@ static void conn_kill(struct backend *b, struct conn *c, int rst,
 		b->nzombie++;
 }
 
-static uint32_t conn_credit(const struct conn *c)
-{
-	uint32_t inflight = c->tx_cnt - c->peer_fwd_cnt;
-
-	return inflight >= c->peer_buf_alloc ? 0 : c->peer_buf_alloc - inflight;
-}
 
 static int conn_can_send(const struct conn *c)
 {
@@ -428,6 +485,7 @@ static void guest_packet(struct backend *b, const struct vu_chain *ch)
 	}
 	c->peer_buf_alloc = h.buf_alloc;
 	c->peer_fwd_cnt = h.fwd_cnt;
+	flow_credit(c);
 	switch (h.op) {
 	case VSOCK_OP_REQUEST:
 		conn_kill(b, c, 1, "REQUEST on an existing connection");
@@ -697,6 +755,7 @@ static void rx_fill(struct backend *b)
 		fill_hdr(b, &h, c->host_port, c->guest_port, VSOCK_OP_RW, 0, n, c);
 		put_hdr(&ch, &h);
 		c->tx_cnt += n;
+		flow_sent(b, c, n);
 		b->rx_bytes += n;
 		b->rx_pkts++;
 		vu_vq_push(vq, ch.head, VSOCK_HDR_SIZE + n);
