@@ -6,7 +6,7 @@
  * that holds at least one data packet.  Baseline kernels open one window
  * per packet; kernels with the batching series keep it open for a run of
  * same-flow packets and say so with the vsock:virtio_transport_rx_batch
- * event, once per run, just before the unlock.
+ * event, once per run, right after the unlock.
  *
  * Two modes; the loader switches the programs of the other off before
  * loading (bpf_program__set_autoload) and sets `full_mode` and
@@ -60,10 +60,12 @@
  * function returns after release_sock + sock_put.  So "window time" is
  * lookup + lock + processing + unlock of the packet.
  * Patched run: the opening packet's recv_pkt event fires before lookup
- * and lock, joining packets' events fire inside the run, and the rx_batch
- * event (with the kernel's own pkts, bytes, hold_ns and flags) fires just
- * before the unlock; the deferred readable callback follows the unlock.
- * "Window time" is then first packet event -> rx_batch event.
+ * and lock, joining packets' events fire inside the run (and with them
+ * their programs: on such a kernel full mode lengthens the hold it
+ * measures), the end-of-run readable callback runs under the lock, and
+ * the rx_batch event (with the kernel's own pkts, bytes, hold_ns and
+ * flags) fires right after the unlock.  "Window time" is then first
+ * packet event -> rx_batch event.
  *
  * Everything is aggregated in maps; nothing is sent per packet to user
  * space.  `enabled` (written by the loader) gates all accounting so the

@@ -16,19 +16,25 @@
 # Prints a Markdown table: per payload, kind and state, the mean share
 # and its 95 % t interval over the runs, and the mean difference from
 # baseline with its interval, paired by round (--tsv: one row per
-# transfer instead).  Sets without flow lines (back-ends older than
-# --flow-stats) are refused.
+# transfer instead; --vs STATE: one tab-separated row per payload and
+# transfer kind, baseline against STATE: payload, kind, n pairs,
+# baseline's mean, STATE's mean, the paired difference and its interval).
+# Sets without flow lines (back-ends older than --flow-stats) are
+# refused.
 # Exit 0, 1 when a set cannot be read, 2 bad usage.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 usage() {
-	echo "usage: ${0##*/} [--tsv] SET [SET...]" >&2
+	echo "usage: ${0##*/} [--tsv | --vs STATE] SET [SET...]" >&2
 	exit 2
 }
 
-TSV=0
-[ "${1:-}" = --tsv ] && { TSV=1; shift; }
+TSV=0 VS=
+case "${1:-}" in
+--tsv) TSV=1; shift ;;
+--vs) [ $# -ge 2 ] || usage; VS=$2; shift 2 ;;
+esac
 [ $# -ge 1 ] || usage
 
 tmp=$(mktemp -d)
@@ -80,20 +86,27 @@ if [ "$TSV" = 1 ]; then
 	exit 0
 fi
 
-echo "| payload | transfer | state | n | sender without credit, % of the transfer: mean [95 % CI] | minus baseline, points, paired by round [95 % CI] |"
-echo "|---|---|---|---:|---|---|"
-sort -t$'\t' -k1,1n -k2,2 -k3,3 "$rows" | awk -F'\t' '
+if [ -z "$VS" ]; then
+	echo "| payload | transfer | state | n | sender without credit, % of the transfer: mean [95 % CI] | minus baseline, points, paired by round [95 % CI] |"
+	echo "|---|---|---|---:|---|---|"
+fi
+sort -t$'\t' -k1,1n -k2,2 -k3,3 "$rows" | awk -F'\t' -v vs="$VS" '
 # two-sided 95 % t quantiles by degrees of freedom (30 and up: 2.0)
 BEGIN {
 	split("12.71 4.30 3.18 2.78 2.57 2.45 2.36 2.31 2.26 2.23 2.20 2.18 2.16 2.14 2.13 2.12 2.11 2.10 2.09 2.09 2.08 2.07 2.07 2.06 2.06 2.06 2.05 2.05 2.05", T, " ")
 }
 function tq(df) { return df >= 30 ? 2.0 : T[df] }
-function ci(sum, sq, c,   m, v) {
-	m = sum / c
-	if (c < 2) return sprintf("%.1f [n/a]", m)
+# the half-width of the 95 % interval of the mean (0 below 2 values)
+function half(sum, sq, c,   v) {
+	if (c < 2) return 0
 	v = (sq - sum * sum / c) / (c - 1)
 	if (v < 0) v = 0
-	h = tq(c - 1) * sqrt(v / c)
+	return tq(c - 1) * sqrt(v / c)
+}
+function ci(sum, sq, c,   m, h) {
+	m = sum / c
+	if (c < 2) return sprintf("%.1f [n/a]", m)
+	h = half(sum, sq, c)
 	return sprintf("%+.1f [%+.1f, %+.1f]", m, m - h, m + h)
 }
 {
@@ -112,14 +125,22 @@ END {
 		base = pl[c] SUBSEP kd[c] SUBSEP "baseline"
 		d = "-"
 		if (st[c] != "baseline" && (base in cnt)) {
-			ds = dq = dn = 0
+			ds = dq = dn = bs = ss = 0
 			for (r in rounds)
 				if (seen[c, r] && seen[base, r]) {
 					x = val[c, r] - val[base, r]
 					ds += x; dq += x * x; dn++
+					bs += val[base, r]; ss += val[c, r]
 				}
 			if (dn > 0) d = ci(ds, dq, dn) " (n " dn ")"
+			if (vs != "" && st[c] == vs && dn > 0) {
+				h = half(ds, dq, dn)
+				printf "%s\t%s\t%d\t%.1f\t%.1f\t%+.1f\t%+.1f\t%+.1f\n",
+					pl[c], kd[c], dn, bs / dn, ss / dn, ds / dn,
+					ds / dn - h, ds / dn + h
+			}
 		}
-		printf "| %s | %s | %s | %d | %s | %s |\n", pl[c], kd[c], st[c], cnt[c], m, d
+		if (vs == "")
+			printf "| %s | %s | %s | %d | %s | %s |\n", pl[c], kd[c], st[c], cnt[c], m, d
 	}
 }'

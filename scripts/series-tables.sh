@@ -5,6 +5,7 @@
 #   scripts/series-tables.sh [--md] wall SET [SET2]
 #   scripts/series-tables.sh [--md] icount SET
 #   scripts/series-tables.sh [--md] traced [--state NAME[=LABEL]] SET [SET...]
+#   scripts/series-tables.sh [--md] stall [--state NAME[=LABEL]] SET
 #
 # wall: RX throughput with a fixed 64 KiB recv(), baseline -> patched,
 # per payload: the change and its 95 % CI, the smallest change the set
@@ -19,6 +20,10 @@
 # at every traced payload: the share of the recording the
 # sender was stalled on credit (mean and range) and the reader's mean
 # wait in lock_sock().
+# stall: the host sender's time without credit, as the lab's back-end
+# counts it (scripts/sender-stall.sh), untraced and traced, baseline
+# against patched (or --state): the means and the difference in points,
+# paired by round, with its 95 % CI.
 # Plain text (a cover letter's) by default, --md for Markdown.
 # Exit 0; 1 a set lacks what the table needs; 2 bad usage.
 set -uo pipefail
@@ -26,7 +31,7 @@ set -uo pipefail
 me=${0##*/}
 
 usage() {
-	echo "usage: $me [--md] wall SET [SET2] | icount SET | traced [--state NAME[=LABEL]] SET [SET...]" >&2
+	echo "usage: $me [--md] wall SET [SET2] | icount SET | traced|stall [--state NAME[=LABEL]] SET [SET...]" >&2
 	exit 2
 }
 
@@ -35,9 +40,9 @@ MD=0
 [ $# -ge 2 ] || usage
 kind=$1
 shift
-case $kind in wall|icount|traced) ;; *) usage ;; esac
+case $kind in wall|icount|traced|stall) ;; *) usage ;; esac
 state=patched label=
-if [ "$kind" = traced ] && [ "${1:-}" = --state ]; then
+if { [ "$kind" = traced ] || [ "$kind" = stall ]; } && [ "${1:-}" = --state ]; then
 	[ $# -ge 3 ] || usage
 	state=${2%%=*} label=${2#*=}
 	shift 2
@@ -112,5 +117,14 @@ traced)
 		awk -F'\t' -v st="$state" -v lb="$label" 'BEGIN { OFS = "\t" } $2 == st { $2 = lb } 1' |
 		table payload kernel "sender stalled on credit: mean [min, max]" "reader wait in lock_sock(), mean" n
 	rm -f "${TMPDIR:-/tmp}/$me.$$" ;;
+stall)
+	[ $# -eq 1 ] || usage
+	a=$("$VB_ROOT/scripts/sender-stall.sh" --vs "$state" "$1") || exit 1
+	[ -n "$a" ] || { echo "$me: $1: no state '$state' beside baseline" >&2; exit 1; }
+	awk -F'\t' '$2 == "fixed" || $2 == "traced" {
+		printf "%s\t%s\t%.1f %%\t%.1f %%\t%+.1f [%+.1f, %+.1f]\t%d\n", $1,
+			$2 == "fixed" ? "untraced" : "traced (full)", $4, $5, $6, $7, $8, $3
+	}' <<<"$a" | pl |
+		table payload transfer baseline "$label" "difference, points [95 % CI]" n ;;
 *) usage ;;
 esac
