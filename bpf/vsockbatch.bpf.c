@@ -1068,7 +1068,7 @@ int BPF_PROG(vhost_tx_kick_exit)
 	return worker_exit();
 }
 
-/* ---- readers waiting behind the worker (full mode) ----------------- */
+/* ---- readers waiting behind the worker (both modes) ---------------- */
 
 /*
  * __lock_sock() is the slow path of lock_sock(): it only runs when the
@@ -1081,11 +1081,26 @@ static __always_inline bool in_worker(void)
 	return w && w->in_worker;
 }
 
+/*
+ * Light mode keeps no worker slot: there the task's flags tell kernel
+ * threads and workqueue workers (the RX workers among them) from
+ * readers.  The values have not changed since 2.6.
+ */
+#define VB_PF_WQ_WORKER		0x00000020
+#define VB_PF_KTHREAD		0x00200000
+
+static __always_inline bool in_kernel_thread(void)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+
+	return t->flags & (VB_PF_WQ_WORKER | VB_PF_KTHREAD);
+}
+
 static __always_inline int on_user_wait_begin(void)
 {
 	struct vb_reader *t;
 
-	if (in_worker())
+	if (full_mode ? in_worker() : in_kernel_thread())
 		return 0;
 	t = reader_state(true);
 	if (!t)
@@ -1365,6 +1380,43 @@ SEC("fexit/virtio_transport_rx_batch_recv")
 int BPF_PROG(rb_recv_exit, struct virtio_vsock_rx_batch *b)
 {
 	return rb_exit(b);
+}
+
+/*
+ * Light mode where the series batches without its rx_batch event: the
+ * run as the run-close function receives it, once per run.  Packets,
+ * bytes and the flow, and whether the readable callback is due at the
+ * end (it is then called: data only grows under the lock); no hold time
+ * and no end reason, which only the event carries.  1 array lookup and
+ * 1 flow hash lookup per run.
+ */
+SEC("fentry/virtio_transport_rx_batch_close")
+int BPF_PROG(rb_close, struct virtio_vsock_rx_batch *b)
+{
+	struct vb_flow_key key;
+	struct vb_stats *s;
+	__u32 pkts, bytes;
+	__u64 *fc;
+
+	if (!enabled)
+		return 0;
+	s = cpu_stats();
+	if (!s)
+		return 0;
+	key.src_cid = b->src.svm_cid;
+	key.src_port = b->src.svm_port;
+	key.dst_cid = b->dst.svm_cid;
+	key.dst_port = b->dst.svm_port;
+	pkts = b->pkts;
+	bytes = b->bytes;
+	s->cnt[VB_C_PKTS] += pkts;
+	s->cnt[VB_C_RW_PKTS] += pkts;
+	s->cnt[VB_C_BYTES] += bytes;
+	fc = flow_cnt(s, &key);
+	count_batch(s, fc, pkts, bytes);
+	if (bpf_core_field_exists(b->data_ready))
+		fc[VB_FC_DR_AFTER] += b->data_ready;
+	return 0;
 }
 
 SEC("fentry/virtio_transport_rx_batch_end")

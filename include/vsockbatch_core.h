@@ -63,9 +63,9 @@ enum {
 
 /* ---- kernel structures (CO-RE: names and kinds only) ---------------- */
 
-/* Only ever a pointer (bpf_get_current_task_btf, task storage): no fields. */
+/* A pointer (bpf_get_current_task_btf, task storage) and its PF_* flags. */
 struct task_struct {
-	int pid;
+	unsigned int flags;
 } __attribute__((preserve_access_index));
 
 struct sock_common {
@@ -112,8 +112,9 @@ struct skb_shared_info {
 } __attribute__((preserve_access_index));
 
 /*
- * The series' RX worker state (include/linux/virtio_vsock.h, patch 3),
- * read on kernels that batch without the rx_batch event (p1-3).
+ * The series' RX worker state (include/linux/virtio_vsock.h, patch 2),
+ * read on kernels that batch without the rx_batch event.  data_ready
+ * (patch 6): the run's end owes the readable callback.
  */
 struct sockaddr_vm {
 	unsigned int svm_port;
@@ -126,6 +127,7 @@ struct virtio_vsock_rx_batch {
 	struct sockaddr_vm dst;
 	__u32 pkts;
 	__u32 bytes;
+	bool data_ready;
 } __attribute__((preserve_access_index));
 
 /* Pointer-only arguments of hooked functions. */

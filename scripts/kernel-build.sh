@@ -15,7 +15,7 @@ set -euo pipefail
 usage() {
 	echo "usage: ${0##*/} [-j JOBS] [-n] VARIANT" >&2
 	echo "  -n  resolve only: print the base (package, exact version, SHA256) and the cache entry, build nothing" >&2
-	echo "  VARIANT: baseline | p1-3 | patched | debug | baseline-debug | $(debian_variants | sed 's/ / | /g')" >&2
+	echo "  VARIANT: baseline | p1-3 | patched | noevent | debug | baseline-debug | $(debian_variants | sed 's/ / | /g')" >&2
 	exit 2
 }
 
@@ -141,7 +141,7 @@ seed_objdir() {
 	fi
 	[ -d "$OBJ" ] && return
 	[[ "$VARIANT" =~ -[0-9]+\.[0-9]+$ ]] && sfx=${BASH_REMATCH[0]}
-	for s in baseline patched p1-3 debug baseline-debug; do
+	for s in baseline patched p1-3 noevent debug baseline-debug; do
 		s+=$sfx
 		[ "$s" != "$VARIANT" ] || continue
 		[ -f "$VB_CACHE/obj/$s/.vb-fragments" ] || continue

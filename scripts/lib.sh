@@ -92,13 +92,17 @@ base_spec() {
 }
 
 # variant_spec NAME: sets VB_FRAGMENTS (config fragments) and VB_NPATCHES
-# (how many patches of the series, "all" or a number) for a kernel variant,
+# (how many patches of the series: "all", "all-but-last" or a number) for a
+# kernel variant,
 # and its base (base_spec).  Every variant first applies fix_patches.
 # A lab variant may end in -X.Y, the series it is built from (default
 # $VB_DEFAULT_SERIES): patched-7.2 is 7.2 + kernel-patches/v7.2.
 #   baseline  the base + fixes, without the series
 #   p1-3      + patches 1-3 (batching without the callback changes)
 #   patched   + the whole series
+#   noevent   + the whole series but its last patch, the optional rx_batch
+#             tracepoint: what the tracer sees where a kernel carries the
+#             series without the event
 #   debug     + the whole series with lockdep, atomic-sleep, debugobjects, KASAN,
 #             and vsock built in (the modular case is baseline/patched's)
 #   baseline-debug  the base + fixes with the debug checks
@@ -116,12 +120,13 @@ variant_spec() {
 		name=${BASH_REMATCH[1]} series=${BASH_REMATCH[2]}
 	fi
 	case "$name" in
-	baseline|p1-3|patched)
+	baseline|p1-3|patched|noevent)
 			VB_FRAGMENTS="$VB_FRAGMENTS $VB_CONFIG_DIR/virtio-net.config"
 			case $name in
 			baseline)	VB_NPATCHES=0 ;;
 			p1-3)		VB_NPATCHES=3 ;;
 			patched)	VB_NPATCHES=all ;;
+			noevent)	VB_NPATCHES=all-but-last ;;
 			esac ;;
 	debug)		VB_NPATCHES=all
 			VB_FRAGMENTS="$VB_FRAGMENTS $VB_CONFIG_DIR/debug.config"
@@ -129,7 +134,7 @@ variant_spec() {
 	baseline-debug)	VB_NPATCHES=0
 			VB_FRAGMENTS="$VB_FRAGMENTS $VB_CONFIG_DIR/debug.config" ;;
 	*)
-		echo "unknown kernel variant '$1' (known: baseline p1-3 patched debug baseline-debug, each with an optional -X.Y series suffix, $(debian_variants))" >&2
+		echo "unknown kernel variant '$1' (known: baseline p1-3 patched noevent debug baseline-debug, each with an optional -X.Y series suffix, $(debian_variants))" >&2
 		return 2 ;;
 	esac
 	base_spec "$series" || return
@@ -218,6 +223,8 @@ variant_patches() {
 	fix_patches
 	if [ "$VB_NPATCHES" = all ]; then
 		series_patches
+	elif [ "$VB_NPATCHES" = all-but-last ]; then
+		series_patches | awk 'NR > 1 { print prev } { prev = $0 }'
 	elif [ "$VB_NPATCHES" -gt 0 ]; then
 		local n
 		n=$(series_patches | wc -l)

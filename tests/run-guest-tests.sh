@@ -6,7 +6,8 @@
 # checks what must agree across kernels.  Prints per-test verdicts and
 # "guest tests: N passed, N failed".  VB_CHECK_VARIANTS overrides the
 # kernels (default: baseline patched, baseline-7.2 patched-7.2 (the
-# series on 7.2), debian-6.1 debian-6.12 (Debian's packaged kernels);
+# series on 7.2), noevent-7.2 (7.2's series without its optional event),
+# debian-6.1 debian-6.12 (Debian's packaged kernels);
 # VB_CHECK_FULL=1 adds debug, debian-7.2 (sid, split packaging) and
 # debug-7.2); VB_CHECK_EXPERIMENT=0 skips
 # the quick experiment, VB_CHECK_VHOST_USER=0 the vhost-user smoke tests
@@ -23,7 +24,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # 577 s, the 7.2 one in 3274 s (host load 5-9), and their guest tests,
 # device removal and vhost-user smoke add ~8 min; CI (stop 34) ran out
 # of its 90 min with the 6.12 debug kernel and debian-7.2 in make check.
-DEFAULT_VARIANTS="baseline patched baseline-7.2 patched-7.2 debian-6.1 debian-6.12"
+DEFAULT_VARIANTS="baseline patched baseline-7.2 patched-7.2 noevent-7.2 debian-6.1 debian-6.12"
 [ "${VB_CHECK_FULL:-0}" = 1 ] && DEFAULT_VARIANTS="$DEFAULT_VARIANTS debug debian-7.2 debug-7.2"
 VARIANTS=${VB_CHECK_VARIANTS:-$DEFAULT_VARIANTS}
 OUT=${VB_CHECK_OUT:-$ROOT/build/check}
@@ -35,7 +36,7 @@ mkdir -p "$OUT"
 tests_for() {
 	# vsock namespaces (7.0): same addresses in two namespaces
 	case "$1" in
-	debian-*) ;;
+	debian-*|noevent-*) ;;
 	*-7.*) echo "netns-flows.sh" ;;
 	esac
 	case "$(variant_kind "$1")" in
@@ -43,6 +44,9 @@ tests_for() {
 		echo "vsock_test.sh stress.sh tracer.sh tracer-kprobe.sh" \
 			"sigint-loop.sh bench-smoke.sh sockmap.sh" \
 			"sockmap-order.sh vsockmon.sh rx-ends.sh export.sh" ;;
+	noevent) # the series without its optional event: the tracer's
+		# light and full modes there
+		echo "tracer.sh" ;;
 	p1-3)	# batches without the rx_batch event: tracer-kprobe.sh
 		# asserts runs it cannot see there
 		echo "vsock_test.sh stress.sh tracer.sh bench-smoke.sh" \

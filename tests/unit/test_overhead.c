@@ -82,6 +82,20 @@ static void test_lookup(void **state)
 	look(VB_TRACE_FULL_NORUNS, VB_MODE_BATCHED, 8, false, "6.12.118+",
 	     "64", &b);
 	assert_false(b.measured);
+	/* light at the run-close function: never the rx_batch event's cell */
+	{
+		struct vb_overhead_key k = {
+			.trace = VB_TRACE_LIGHT, .kernel = VB_MODE_BATCHED,
+			.run_close = true, .release = "7.2.13+",
+		};
+
+		vb_overhead_lookup(&k, &b);
+		assert_false(b.measured);
+		assert_non_null(strstr(b.source, "run-close"));
+		k.run_close = false;
+		vb_overhead_lookup(&k, &b);
+		assert_true(b.measured);
+	}
 	/* no label, any payload label: the nearest measured payload */
 	look(VB_TRACE_FULL, VB_MODE_BASELINE, 8, false, "6.12.118+", NULL, &b);
 	assert_string_equal(b.payload, "64");

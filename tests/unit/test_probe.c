@@ -219,6 +219,41 @@ static void test_batched_by_function_and_tracepoint(void **state)
 	free(path);
 }
 
+/*
+ * The series without its optional event: light mode counts the runs at
+ * the run-close function, alone but for the lock-wait pair; AUTO stays
+ * full, which times the windows.
+ */
+static void test_batched_light_by_run_close(void **state)
+{
+	struct vb_probe p;
+	struct kbtf k;
+	char err[256], *path;
+	int i;
+
+	(void)state;
+	base_kernel(&k);
+	add_func(&k, "virtio_transport_rx_batch_recv");
+	add_func(&k, "virtio_transport_rx_batch_end");
+	add_func(&k, "virtio_transport_rx_batch_close");
+	add_func(&k, "__lock_sock");
+	path = kbtf_write(&k);
+	assert_int_equal(vb_probe_kernel(&p, path, err, sizeof(err)), 0);
+	assert_int_equal(p.mode, VB_MODE_BATCHED);
+	assert_false(p.light_ok);
+	assert_int_equal(p.trace, VB_TRACE_FULL);
+	assert_true(p.use[VB_HOOK_RB_RECV] && p.use[VB_HOOK_RB_END]);
+	assert_false(p.use[VB_HOOK_RB_CLOSE]);
+	assert_true(p.use[VB_HOOK_LOCK_WAIT]);
+	assert_int_equal(vb_probe_choose(&p, VB_TRACE_LIGHT, err, sizeof(err)), 0);
+	assert_int_equal(p.trace, VB_TRACE_LIGHT);
+	for (i = 0; i < VB_HOOK_NR; i++)
+		assert_int_equal(p.use[i], i == VB_HOOK_RB_CLOSE ||
+					   i == VB_HOOK_LOCK_WAIT);
+	unlink(path);
+	free(path);
+}
+
 static void test_wrong_shapes_switched_off(void **state)
 {
 	static const char *const short_batch[] = {
@@ -369,6 +404,7 @@ int main(void)
 		cmocka_unit_test(test_cmd_bad_btf_file),
 		cmocka_unit_test(test_baseline_kernel),
 		cmocka_unit_test(test_batched_by_function_and_tracepoint),
+		cmocka_unit_test(test_batched_light_by_run_close),
 		cmocka_unit_test(test_wrong_shapes_switched_off),
 		cmocka_unit_test(test_refusals),
 	};

@@ -500,8 +500,14 @@ static void test_metrics(void **state)
 	assert_near(m.lookups_per_pkt, 0.25, 1e-12);
 	assert_true(isnan(m.window_mean_ns));
 	assert_true(isnan(m.dr_lat_mean_ns));
-	assert_true(isnan(m.user_wait_mean_ns));
 	assert_true(isnan(m.pct_deferred));
+	/* reader waits where light mode hooked __lock_sock and saw some */
+	assert_near(m.user_wait_mean_ns, 50000.0, 1e-9);
+	r.totals.cnt[VB_C_USER_WAITS] = 0;
+	r.totals.cnt[VB_C_USER_WAIT_NS] = 0;
+	vb_metrics_compute(&r.totals, &r.cost, VB_TRACE_LIGHT, 1, &m);
+	assert_true(isnan(m.user_wait_mean_ns));
+	assert_true(isnan(m.user_waits_per_mb));
 	vb_results_free(&r);
 
 	fixture_results(&r, false, VB_COST_CYCLES);

@@ -486,6 +486,7 @@ int cmd_export(int argc, char **argv)
 		.trace = x->r.trace, .kernel = x->r.mode,
 		.sample = x->r.self.sample,
 		.kprobe = vb_tracer_kprobes(&x->tracer),
+		.run_close = x->tracer.attached[VB_HOOK_RB_CLOSE],
 		.release = x->r.kernel_release,
 	};
 	x->work.noverhead = vb_overhead_rows(&okey, x->work.overhead,

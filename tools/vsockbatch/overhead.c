@@ -76,12 +76,15 @@ unsigned long vb_payload_bytes(const char *s)
 /*
  * FULL_NORUNS (a kernel that batches without the rx_batch event, the
  * lab's p1-3) attaches other hooks than either measured kernel: never
- * a cell.
+ * a cell; nor light mode at the run-close function (such a kernel's
+ * light).
  */
 static bool same_level(const struct row *r, const struct vb_overhead_key *k)
 {
 	enum vb_trace_mode t = k->trace;
 
+	if (k->run_close)
+		return false;
 	if (r->trace != t || r->kernel != k->kernel || r->kprobe != k->kprobe ||
 	    r->duty != (k->duty ? k->duty : 1))
 		return false;
@@ -184,6 +187,7 @@ void vb_overhead_lookup(const struct vb_overhead_key *k, struct vb_overhead *o)
 	if (!pick) {
 		snprintf(o->source, sizeof(o->source),
 			 "not measured for this mode, kernel%s",
+			 k->run_close ? " and hooks (light at the run-close function)" :
 			 k->trace == VB_TRACE_LIGHT ? "" : ", --sample and --duty");
 		return;
 	}

@@ -24,6 +24,8 @@ struct vb_overhead_key {
 	uint32_t sample;		/* full mode's --sample (light: any) */
 	uint32_t duty;			/* full mode's --duty (0: 1) */
 	bool kprobe;			/* a hook attached as a kprobe */
+	bool run_close;			/* light at the run-close function:
+					 * never measured */
 	const char *release;		/* uname -r; NULL: the lab's kernels */
 	const char *payload;		/* payload label; NULL: 64 B */
 };

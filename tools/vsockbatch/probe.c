@@ -52,7 +52,7 @@ const struct vb_hook_desc vb_hooks[VB_HOOK_NR] = {
 		{ "vhost_tx_kick_enter_kp", "vhost_tx_kick_exit_kp" },
 		"kprobe+kretprobe/vhost_vsock_handle_tx_kick" },
 	[VB_HOOK_LOCK_WAIT] = { "fentry+fexit/__lock_sock", "__lock_sock", NULL,
-		{ "user_wait_begin", "user_wait_end" }, true,
+		{ "user_wait_begin", "user_wait_end" }, false,
 		{ "user_wait_begin_kp", "user_wait_end_kp" },
 		"kprobe+kretprobe/__lock_sock" },
 	[VB_HOOK_RECVMSG] = { "fexit/vsock_connectible_recvmsg",
@@ -68,6 +68,9 @@ const struct vb_hook_desc vb_hooks[VB_HOOK_NR] = {
 	[VB_HOOK_RB_END] = { "fentry+fexit/virtio_transport_rx_batch_end",
 		"virtio_transport_rx_batch_end", MOD_COMMON,
 		{ "rb_end_enter", "rb_end_exit" }, true, { NULL }, NULL },
+	[VB_HOOK_RB_CLOSE] = { "fentry/virtio_transport_rx_batch_close",
+		"virtio_transport_rx_batch_close", MOD_COMMON,
+		{ "rb_close" }, false, { NULL }, NULL },
 };
 
 static bool is_tracepoint(int hook)
@@ -549,13 +552,15 @@ int vb_probe_choose(struct vb_probe *p, enum vb_trace_mode want,
 	 * Light without the series' rx_batch event, on a kernel that does
 	 * not batch (stock kernels): the recv_pkt tracepoint alone, packets
 	 * and bytes by kind; every packet is its own lookup and lock there.
-	 * A kernel that batches without the event would hide its runs.
+	 * A kernel that batches without the event would hide its runs, but
+	 * for the series' run-close function where fentry reaches it.
 	 */
 	if (want == VB_TRACE_LIGHT && !p->light_ok &&
-	    p->mode != VB_MODE_BASELINE)
+	    p->mode != VB_MODE_BASELINE && !p->avail[VB_HOOK_RB_CLOSE])
 		return refuse(errbuf, errlen,
-			      "light mode on a kernel that batches needs the series' vsock:virtio_transport_rx_batch tracepoint, which this kernel lacks (%s): use full mode",
-			      p->why[VB_HOOK_RX_BATCH_TP]);
+			      "light mode on a kernel that batches needs the series' vsock:virtio_transport_rx_batch tracepoint (%s) or fentry on virtio_transport_rx_batch_close (%s): use full mode",
+			      p->why[VB_HOOK_RX_BATCH_TP],
+			      p->why[VB_HOOK_RB_CLOSE]);
 	if (want == VB_TRACE_FULL && !p->avail[VB_HOOK_RECV_PKT_EXIT] &&
 	    !p->light_ok)
 		return refuse(errbuf, errlen,
@@ -574,6 +579,18 @@ int vb_probe_choose(struct vb_probe *p, enum vb_trace_mode want,
 	 */
 	if (p->light_ok)
 		p->use[VB_HOOK_RB_RECV] = p->use[VB_HOOK_RB_END] = false;
+	/*
+	 * Light where the series batches without its (optional) event: the
+	 * run-close function, once per run, in place of the event.  It
+	 * gives the run's packets, bytes and flow, not its hold time or end
+	 * reason; every data packet of an eligible socket is in a run, so
+	 * the per-packet event is left out as with the event.
+	 */
+	p->use[VB_HOOK_RB_CLOSE] = p->use[VB_HOOK_RB_CLOSE] &&
+				   want == VB_TRACE_LIGHT && !p->light_ok &&
+				   p->mode == VB_MODE_BATCHED;
+	if (p->use[VB_HOOK_RB_CLOSE])
+		p->use[VB_HOOK_RECV_PKT_BTF] = p->use[VB_HOOK_RECV_PKT_TP] = false;
 	/*
 	 * Light on a kernel with the rx_batch event costs per run, not per
 	 * packet: the event's pkts and bytes count the data packets, and
@@ -618,6 +635,7 @@ void vb_probe_print(const struct vb_probe *p, FILE *f)
 	fprintf(f, "tracer modes: light %s, full %s; default %s\n",
 		p->light_ok ? "yes" :
 		p->mode == VB_MODE_BASELINE ? "packets only (no rx_batch tracepoint: the recv_pkt event)" :
+		p->avail[VB_HOOK_RB_CLOSE] ? "runs without hold times or end reasons (no rx_batch tracepoint: the run-close function)" :
 		"no (batches without the rx_batch tracepoint)",
 		p->avail[VB_HOOK_RECV_PKT_EXIT] || p->light_ok ? "yes" : "no",
 		p->light_ok ? "light" : "full");

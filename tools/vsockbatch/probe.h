@@ -21,18 +21,21 @@ enum vb_hook_id {
 	VB_HOOK_RECV_PKT_TP,	/* tracepoint vsock/virtio_transport_recv_pkt */
 	VB_HOOK_RX_BATCH_BTF,	/* tp_btf virtio_transport_rx_batch */
 	VB_HOOK_RX_BATCH_TP,	/* tracepoint vsock/virtio_transport_rx_batch */
-	/* full mode only */
+	/* full mode only, but for LOCK_WAIT and RB_CLOSE */
 	VB_HOOK_RECV_PKT_EXIT,	/* fexit virtio_transport_recv_pkt */
 	VB_HOOK_DATA_READY,	/* fentry vsock_data_ready */
 	VB_HOOK_RX_WORK,	/* fentry+fexit virtio_transport_rx_work */
 	VB_HOOK_LOOPBACK_WORK,	/* fentry+fexit vsock_loopback_work */
 	VB_HOOK_VHOST_KICK,	/* fentry+fexit vhost_vsock_handle_tx_kick */
-	VB_HOOK_LOCK_WAIT,	/* fentry+fexit __lock_sock */
+	VB_HOOK_LOCK_WAIT,	/* fentry+fexit __lock_sock: both modes, it
+				 * fires per contended lock, not per packet */
 	VB_HOOK_RECVMSG,	/* fexit vsock_connectible_recvmsg (advise) */
 	VB_HOOK_ERROR_REPORT,	/* fentry sk_error_report (advise: ENOBUFS) */
 	/* batching without the rx_batch event (p1-3), full mode only */
 	VB_HOOK_RB_RECV,	/* fentry+fexit virtio_transport_rx_batch_recv */
 	VB_HOOK_RB_END,		/* fentry+fexit virtio_transport_rx_batch_end */
+	/* batching without the rx_batch event, light mode only */
+	VB_HOOK_RB_CLOSE,	/* fentry virtio_transport_rx_batch_close */
 	VB_HOOK_NR
 };
 

@@ -79,10 +79,13 @@ static void usage(FILE *f)
 "                         one line each (MB = 10^6 bytes)\n"
 "  -C, --cpus CPUS        CPUs whose cycles are counted, e.g. 0,2-3\n"
 "                         (online CPUs only; default: all online CPUs)\n"
-"  -m, --mode MODE        light: the series' rx_batch event alone, per run\n"
-"                         (the default where the kernel has it; control\n"
-"                         packets not seen), on stock kernels the recv_pkt\n"
-"                         event alone (packets and bytes);\n"
+"  -m, --mode MODE        light: the series' rx_batch event, per run (the\n"
+"                         default where the kernel has it; control packets\n"
+"                         not seen), or its run-close function where the\n"
+"                         series lacks the event (no lock hold, no end\n"
+"                         reasons), on stock kernels the recv_pkt event\n"
+"                         (packets and bytes); each with the reader's\n"
+"                         waits for the socket lock;\n"
 "                         full: + vsock function hooks for window times,\n"
 "                         data-ready latency and reader waits (default on\n"
 "                         baseline kernels).  Each mode's measured cost is\n"
@@ -545,6 +548,7 @@ int cmd_record(int argc, char **argv)
 			.sample = r.self.sample,
 			.duty = r.self.duty,
 			.kprobe = vb_tracer_kprobes(&tracer),
+			.run_close = tracer.attached[VB_HOOK_RB_CLOSE],
 			.release = r.kernel_release,
 			.payload = vb_results_label(&r, "payload"),
 		};

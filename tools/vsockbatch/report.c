@@ -427,13 +427,16 @@ void vb_report_text_opts(FILE *f, const struct vb_results *r,
 		fprintf(f, "\n");
 	}
 
-	fprintf(f, "\nWhat batching costs%s\n", full ? "" : " (full mode only)");
-	if (full) {
+	fprintf(f, "\nWhat batching costs%s\n",
+		full || vb_results_reader_waits(r) ? "" : " (full mode only)");
+	if (full || vb_results_reader_waits(r)) {
 		vb_fmt_ns(a, sizeof(a), m.user_wait_mean_ns);
 		fmt_num(b, sizeof(b), m.user_waits_per_mb, "%.1f");
 		pcts(y, sizeof(y), r, VB_H_USER_WAIT_NS);
 		fprintf(f, "  reader waits   %llu behind the socket lock (%s per MB), mean %s, %s\n",
 			(unsigned long long)c[VB_C_USER_WAITS], b, a, y);
+	}
+	if (full) {
 		vb_fmt_ns(a, sizeof(a), m.dr_lat_mean_ns);
 		pcts(y, sizeof(y), r, VB_H_DR_LAT_NS);
 		fprintf(f, "  enqueue->ready mean %s, %s (first packet of a batch to its data-ready)\n",

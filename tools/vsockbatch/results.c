@@ -94,6 +94,19 @@ bool vb_results_pkt_event(const struct vb_results *r)
 	return !r->nhooks;
 }
 
+bool vb_results_reader_waits(const struct vb_results *r)
+{
+	size_t i, n;
+
+	for (i = 0; i < r->nhooks; i++) {
+		n = strlen(r->hooks[i]);
+		if (n >= 12 && !strcmp(r->hooks[i] + n - 12, "/__lock_sock"))
+			return true;
+	}
+	/* files without a hooks list (version 1): full mode had it */
+	return !r->nhooks && r->trace != VB_TRACE_LIGHT;
+}
+
 int vb_trace_mode_parse(const char *s, enum vb_trace_mode *m)
 {
 	if (!strcmp(s, "light"))
@@ -1095,6 +1108,7 @@ void vb_metrics_compute(const struct vb_agg *a, const struct vb_cost *cost,
 	uint64_t joined = c[VB_C_BATCH_PKTS] > c[VB_C_BATCHES]
 			  ? c[VB_C_BATCH_PKTS] - c[VB_C_BATCHES] : 0;
 	bool full = trace == VB_TRACE_FULL || trace == VB_TRACE_FULL_NORUNS;
+	bool waits;
 
 	if (trace == VB_TRACE_FULL_NORUNS) {
 		/* runs invisible: nothing about batches, windows or lookups */
@@ -1131,9 +1145,14 @@ void vb_metrics_compute(const struct vb_agg *a, const struct vb_cost *cost,
 	m->ws_per_pkt = vb_kb_runs(c) ? ratio(c[VB_C_KB_WRITE_SPACE], c[VB_C_PKTS])
 				      : NAN;
 	m->dr_per_pkt = full ? ratio(dr, wp) : NAN;
-	m->user_wait_mean_ns = full ? ratio(c[VB_C_USER_WAIT_NS],
-					    c[VB_C_USER_WAITS]) : NAN;
-	m->user_waits_per_mb = full && c[VB_C_BYTES]
+	/*
+	 * Light mode times the waits too where __lock_sock could be hooked;
+	 * without one counted its figures cannot tell 0 from not measured.
+	 */
+	waits = full || c[VB_C_USER_WAITS];
+	m->user_wait_mean_ns = waits ? ratio(c[VB_C_USER_WAIT_NS],
+					     c[VB_C_USER_WAITS]) : NAN;
+	m->user_waits_per_mb = waits && c[VB_C_BYTES]
 		? (double)c[VB_C_USER_WAITS] * 1e6 / (double)c[VB_C_BYTES]
 		: NAN;
 	m->cost_per_byte = (cost && cost->measured)

@@ -233,6 +233,8 @@ const char *vb_trace_mode_name(enum vb_trace_mode m);
  * with the rx_batch event, which counts the runs' data packets).
  */
 bool vb_results_pkt_event(const struct vb_results *r);
+/* The recording timed the tasks that slept in lock_sock() (__lock_sock). */
+bool vb_results_reader_waits(const struct vb_results *r);
 /* "light"/"full"/"auto" -> mode; -EINVAL otherwise. */
 int vb_trace_mode_parse(const char *s, enum vb_trace_mode *m);
 const char *vb_cost_unit_name(enum vb_cost_unit unit);

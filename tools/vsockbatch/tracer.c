@@ -63,6 +63,8 @@ static bool hook_required(const struct vb_probe *p, int hook)
 		return p->trace == VB_TRACE_LIGHT;
 	case VB_HOOK_RECV_PKT_EXIT:
 		return !p->light_ok;
+	case VB_HOOK_RB_CLOSE:
+		return true;	/* chosen only as light mode's run source */
 	default:
 		return false;
 	}
