@@ -6,7 +6,7 @@
 #   scripts/experiment.sh [--quick] [--mode loopback|h2g] [--pairs N]
 #                         [--payloads LIST] [--label NAME] [--out DIR]
 #                         [--scale N] [--cap SIZE] [--rtt-count N] [--no-trace]
-#                         [--trace-rounds N]
+#                         [--trace-rounds N] [--trace-mode full|light]
 #                         [--clock wall|icount] [--seconds T] [--no-tcp]
 #                         [--max-other CORES] [--max-steal PCT]
 #                         [--icount-sleep on|off] [--aslr on|off]
@@ -52,6 +52,11 @@
 # transfers ran up to 1.8x longer than needed.  Warm-up and traced
 # transfers keep payload * SCALE (65536), at most CAP (64M), and icount
 # keeps SCALE/CAP for all (it counts fixed work).
+# --trace-mode light: the traced transfers under `vsockbatch record -m
+# light` instead of full mode (full: window times, data-ready latency,
+# the credit samples advise reads).  On the series' kernels light runs no
+# tracer code inside the run's socket lock, as full mode does for the
+# packets that join a run; it still times the reader's lock waits.
 # --trace-rounds N: the traced transfers only in the first N rounds
 # (default 4 with the wall clock: 4 AB/BA pairs; every round with icount
 # and --quick; 0 = --no-trace).  They come after the untraced
@@ -167,7 +172,7 @@ usage() { # usage [STATUS]: the header comment; 2 (to stderr) unless told
 
 STATES=(baseline p1-3 patched)
 QUICK=0 PAIRS= PAYLOADS= LABEL= OUT= SCALE= CAP= RTT_COUNT= TRACE=1 MODE=loopback
-TRACE_ROUNDS=
+TRACE_ROUNDS= TRACE_MODE=full
 CLOCK=wall XSECS= TCP=1 MAX_OTHER= MAX_STEAL= ISLEEP= ASLR=on SCHEDF= GWRITES=
 PROFILE=0 RESUM= SERIES=
 while [ $# -gt 0 ]; do
@@ -183,6 +188,7 @@ while [ $# -gt 0 ]; do
 	--rtt-count) RTT_COUNT=${2-}; shift ;;
 	--no-trace) TRACE=0 ;;
 	--trace-rounds) TRACE_ROUNDS=${2-}; shift ;;
+	--trace-mode) TRACE_MODE=${2-}; shift ;;
 	--clock) CLOCK=${2-}; shift ;;
 	--seconds) XSECS=${2-}; shift ;;
 	--no-tcp) TCP=0 ;;
@@ -495,6 +501,7 @@ if [ -z "$TRACE_ROUNDS" ]; then
 	if [ "$CLOCK" = wall ] && [ "$QUICK" = 0 ]; then TRACE_ROUNDS=4; else TRACE_ROUNDS=$PAIRS; fi
 fi
 [[ "$TRACE_ROUNDS" =~ ^[0-9]+$ ]] || { echo "${0##*/}: --trace-rounds needs a number, not '$TRACE_ROUNDS'" >&2; exit 2; }
+case $TRACE_MODE in full|light) ;; *) echo "${0##*/}: --trace-mode is full or light, not '$TRACE_MODE'" >&2; exit 2 ;; esac
 [ "$TRACE" = 1 ] || TRACE_ROUNDS=0
 ((TRACE_ROUNDS <= PAIRS)) || TRACE_ROUNDS=$PAIRS
 ((TRACE_ROUNDS > 0)) || TRACE=0
@@ -574,6 +581,7 @@ cmd="scripts/experiment.sh"
 [ "$MODE" = loopback ] || cmd+=" --mode $MODE"
 cmd+=" --pairs $PAIRS --payloads '${PAYLOADS//,/ }' --scale $SCALE --cap $CAP --rtt-count $RTT_COUNT"
 if [ "$TRACE" = 1 ]; then cmd+=" --trace-rounds $TRACE_ROUNDS"; else cmd+=" --no-trace"; fi
+[ "$TRACE" = 0 ] || [ "$TRACE_MODE" = full ] || cmd+=" --trace-mode $TRACE_MODE"
 [ "$CLOCK" = wall ] || cmd+=" --clock $CLOCK"
 [ "$CLOCK" = wall ] || cmd+=" --icount-sleep $ISLEEP"
 [ -z "$XSECS" ] || cmd+=" --seconds $XSECS"
@@ -586,7 +594,7 @@ cmd+=" --max-other $MAX_OTHER --max-steal $MAX_STEAL"
 cmd+=" --label $LABEL"
 experiment=$(jq -n --argjson s "$SCALE" --argjson c "$CAPB" --argjson n "$RTT_COUNT" \
 	--argjson w "$PP_WARMUP" --argjson t "$TRACE" --arg mode "$MODE" \
-	--arg clock "$CLOCK" --arg xsecs "$XSECS" --argjson tr "$TRACE_ROUNDS" \
+	--arg clock "$CLOCK" --arg xsecs "$XSECS" --argjson tr "$TRACE_ROUNDS" --arg tm "$TRACE_MODE" \
 	--argjson tcp "$TCP" --arg mo "$MAX_OTHER" --arg ms "$MAX_STEAL" --arg isl "$ISLEEP" \
 	--arg aslr "$ASLR" --arg schedf "$SCHEDF" --argjson prof "$PROFILE" --arg gw "$GWRITES" \
 	'{mode: $mode, clock: $clock,
@@ -603,7 +611,7 @@ experiment=$(jq -n --argjson s "$SCALE" --argjson c "$CAPB" --argjson n "$RTT_CO
 	  guest_writes: (if $gw == "" then null else "written for the whole of every guest boot (/init, VB_GUEST_WRITES) and read back: \($gw)" end),
 	  insns_profile: (if $prof == 1 then "kernel instructions per translation block and vCPU at every mark, the rows of the transfers'"'"' windows kept: runs/*/profile.tsv.gz (scripts/insns-profile.sh)" else null end),
 	  rtt_count: $n, rtt_warmup: $w, traced_run_per_payload: ($t == 1),
-	  traced_rounds: $tr,
+	  traced_rounds: $tr, trace_mode: $tm,
 	  order: "round i: baseline, p1-3, patched; round i+1 reversed",
 	  transfer_seconds: (if $xsecs == "" then null else ($xsecs | tonumber) end),
 	  transfer_sizing: (if $xsecs == "" then "payload * scale, at most cap"
@@ -716,6 +724,7 @@ for ((r = 0; r < PAIRS; r++)); do
 		((r < TRACE_ROUNDS)) && traced=1
 		env=(PAYLOADS="${PL[*]}" SCALE="$SCALE" CAP="$CAPB" RTT_SIZES="${RTT[*]}"
 		     PP_COUNT="$RTT_COUNT" PP_WARMUP="$PP_WARMUP" TRACE="$traced"
+		     TRACE_MODE="$TRACE_MODE"
 		     CLOCK="$CLOCK" XFER_SECONDS="$XSECS" TCP="$TCP" VB_ASLR="$ASLR"
 		     VB_SCHED_FEATURES="$SCHEDF" VB_GUEST_WRITES="$GWRITES")
 		devargs=()

@@ -52,9 +52,10 @@ for set in "$@"; do
 			{ echo "${0##*/}: $f: advise or report failed" >&2; exit 1; }
 		jq -rn --argjson a "$a" --argjson r "$r" --arg state "$state" \
 			--arg p "$payload" --arg run "$run" '
-			($a.findings[] | select(.rule == "credit") | .evidence) as $c |
+			([$a.findings[] | select(.rule == "credit") | .evidence][0] // {}) as $c |
 			$r.totals as $t |
-			[$p, $state, $run, $c.credit_wait_share, $c.stalled_windows,
+			[$p, $state, $run, ($c.credit_wait_share // "nan"),
+			 ($c.stalled_windows // "nan"),
 			 ($r.metrics.user_wait_mean_ns // 0) / 1000,
 			 ($r.metrics.user_waits_per_mb // 0),
 			 (if ($t.batches // 0) > 0 then $t.batch_pkts / $t.batches else 1 end),
@@ -73,16 +74,24 @@ fi
 echo "| payload | state | n | sender stalled on credit, % of the recording: mean [min, max] | windows leaving < 4 KiB credit, % | reader wait in lock_sock(), mean us | waits per MiB | packets per run |"
 echo "|---|---|---:|---|---:|---:|---:|---:|"
 sort -t$'\t' -k1,1n -k2,2 "$rows" | awk -F'\t' '
+# light-mode recordings have no credit samples: their stall is "nan"
 function flush() {
 	if (k == "") return
-	printf "| %s | %s | %d | %.1f [%.1f, %.1f] | %.1f | %.0f | %.2f | %.2f |\n",
-		pl, st, c, s / c, mn, mx, w / c, u / c, q / c, b / c
+	if (sc)
+		printf "| %s | %s | %d | %.1f [%.1f, %.1f] | %.1f |", pl, st, c,
+			s / sc, mn, mx, w / sc
+	else
+		printf "| %s | %s | %d | not measured (light mode) | - |", pl, st, c
+	printf " %.0f | %.2f | %.2f |\n", u / c, q / c, b / c
 }
 {
 	key = $1 SUBSEP $2
-	if (key != k) { flush(); k = key; pl = $1; st = $2; c = s = w = u = q = b = 0; mn = 1e9; mx = -1 }
-	c++; s += $4; w += $5; u += $6; q += $7; b += $8
-	if ($4 < mn) mn = $4
-	if ($4 > mx) mx = $4
+	if (key != k) { flush(); k = key; pl = $1; st = $2; c = sc = s = w = u = q = b = 0; mn = 1e9; mx = -1 }
+	c++; u += $6; q += $7; b += $8
+	if ($4 != "nan") {
+		sc++; s += $4; w += $5
+		if ($4 < mn) mn = $4
+		if ($4 > mx) mx = $4
+	}
 }
 END { flush() }'

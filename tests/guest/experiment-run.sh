@@ -26,6 +26,7 @@
 #   PP_COUNT   timed round trips per size (default 500)
 #   PP_WARMUP  untimed round trips first (default 50)
 #   TRACE      1 (default): one extra traced run per payload
+#   TRACE_MODE full (default) or light: the tracer's mode in that run
 #   STATE      kernel state name, stored as a label in traced files
 #   WARMUP     1 (default): one untimed transfer of the first payload first
 #   VB_ASLR    off: user address-space randomisation off (set by /init;
@@ -53,8 +54,8 @@
 #
 # Per payload: throughput with a fixed 64 KiB recv() size, throughput with
 # recv() size = write size ("matched"), then (after RTT) one transfer
-# under `vsockbatch record -m full` (fixed 64 KiB receiver; full mode on
-# every kernel, so baseline and patched are traced alike: window times,
+# under `vsockbatch record -m $TRACE_MODE` (fixed 64 KiB receiver; one
+# mode on every kernel, so baseline and patched are traced alike: window times,
 # the RX worker's CPU) - tracer overhead
 # makes its throughput a separate metric, never mixed with the untraced
 # ones.
@@ -77,6 +78,11 @@ RTT_SIZES=${RTT_SIZES-64 256 4096}
 PP_COUNT=${PP_COUNT:-500}
 PP_WARMUP=${PP_WARMUP:-50}
 TRACE=${TRACE:-1}
+TRACE_MODE=${TRACE_MODE:-full}
+case $TRACE_MODE in
+full|light) ;;
+*) echo "experiment-run: TRACE_MODE is full or light, not '$TRACE_MODE'"; exit 2 ;;
+esac
 STATE=${STATE:-unknown}
 MODE=${MODE:-loopback}
 CLOCK=${CLOCK:-wall}
@@ -216,7 +222,7 @@ stream_h2g() {
 	case $name in tcp.*) set -- "$tcp_arg" "$@" ;; esac
 	set -- vb-recv --port $port --cpu 0 "$@"
 	if [ "$traced" = 1 ]; then
-		set -- vsockbatch record -m full -o "$out/traced/$p.json" \
+		set -- vsockbatch record -m "$TRACE_MODE" -o "$out/traced/$p.json" \
 			--label "payload=$p" --label "state=$STATE" \
 			--label "bytes=$bytes" --label "mode=h2g" -- "$@"
 	fi
@@ -278,7 +284,7 @@ stream_one() {
 	set -- vb-sender $peer --port $port $amount --buf-size "$p" \
 		--cpu 1 --retry 10
 	if [ "$traced" = 1 ]; then
-		set -- vsockbatch record -m full -o "$out/traced/$p.json" \
+		set -- vsockbatch record -m "$TRACE_MODE" -o "$out/traced/$p.json" \
 			--label "payload=$p" --label "state=$STATE" \
 			--label "bytes=$bytes" -- "$@"
 	fi
@@ -430,7 +436,10 @@ for s in $RTT_SIZES; do
 		continue
 	fi
 	if pingpong "$s" "$f" --client 1; then
-		for m in mean p50 p99; do
+		# p99.9 of fewer than 1000 round trips would be their maximum
+		st="mean p50 p99"
+		[ "$PP_COUNT" -lt 1000 ] || st="$st p999"
+		for m in $st; do
 			sample "$s" "rtt_${m}_us" "$(jval "$f.client.out" vb-pingpong rtt_us_$m)"
 		done
 	fi

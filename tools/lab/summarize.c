@@ -1145,6 +1145,8 @@ static void md_comparison(FILE *f, const struct set *s, const struct comp *c,
 			 "Request-response latency, ping-pong mean RTT");
 		md_table(f, s, c, SUM_M_RTT_P50, SUM_M_NR, "Ping-pong RTT p50");
 		md_table(f, s, c, SUM_M_RTT_P99, SUM_M_NR, "Ping-pong RTT p99");
+		md_table(f, s, c, SUM_M_RTT_P999, SUM_M_NR,
+			 "Ping-pong RTT p99.9 (from 1000 or more round trips only)");
 	}
 	md_table(f, s, c, SUM_M_STAT_NS_PER_BYTE, SUM_M_NR,
 		 "CPU cost per received byte, all vCPUs, fixed 64K receiver, untraced run (busy time from /proc/stat, 10 ms ticks)");

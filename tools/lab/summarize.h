@@ -53,6 +53,7 @@ enum sum_metric {
 	SUM_M_RTT_TCP_MEAN,	/* ping-pong RTT over TCP, us */
 	SUM_M_RX_NVCSW,		/* receiver's sleeps (voluntary switches) per MiB */
 	SUM_M_TX_NVCSW,		/* loopback sender's sleeps per MiB */
+	SUM_M_RTT_P999,		/* ping-pong RTT p99.9, us (1000+ round trips) */
 	SUM_M_NR
 };
 

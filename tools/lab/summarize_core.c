@@ -75,6 +75,7 @@ const struct sum_metric_info sum_metrics[SUM_M_NR] = {
 				"receiver's voluntary context switches (sleeps in recv(), each ended by a wake-up) per MiB, 64 KiB recv(), untraced", false },
 	[SUM_M_TX_NVCSW] = { "tx_nvcsw_per_mib", "sleeps/MiB",
 				"sender's voluntary context switches (waits for credit) per MiB, loopback, untraced", false },
+	[SUM_M_RTT_P999] = { "rtt_p999_us", "us", "ping-pong RTT, p99.9", false },
 };
 
 bool sum_xfer_excluded(double other_cores, double steal_pct,

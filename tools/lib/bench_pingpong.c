@@ -36,7 +36,8 @@ int bench_rtt_summarize(const double *rtt_us, size_t n, struct bench_rtt *out)
 	size_t i;
 
 	if (!n || stats_percentile(rtt_us, n, 50, &out->p50) ||
-	    stats_percentile(rtt_us, n, 99, &out->p99))
+	    stats_percentile(rtt_us, n, 99, &out->p99) ||
+	    stats_percentile(rtt_us, n, 99.9, &out->p999))
 		return -EINVAL;
 	out->mean = stats_mean(rtt_us, n);
 	out->min = out->max = rtt_us[0];

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 struct bench_rtt {
-	double mean, p50, p99, min, max;	/* microseconds */
+	double mean, p50, p99, p999, min, max;	/* microseconds */
 };
 
 /*
@@ -24,7 +24,10 @@ int bench_pingpong_run(int fd, const void *req, void *resp, size_t size,
 		       uint64_t warmup, uint64_t count, double *rtt_us,
 		       uint64_t *failed_at);
 
-/* Mean, p50, p99, min and max of @n > 0 round-trip times; -EINVAL if not. */
+/*
+ * Mean, p50, p99, p99.9, min and max of @n > 0 round-trip times; -EINVAL
+ * if not.  p99.9 needs 1000 round trips or more to be more than the max.
+ */
 int bench_rtt_summarize(const double *rtt_us, size_t n, struct bench_rtt *out);
 
 #endif

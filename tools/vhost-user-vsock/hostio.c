@@ -11,7 +11,7 @@
  *
  * `vhost-user-vsock pingpong`: the host-side client of a guest echo
  * server (vb-pingpong --server): --count timed round trips of --size
- * bytes, RTT mean/p50/p99 on the host's clock.
+ * bytes, RTT mean/p50/p99/p99.9 on the host's clock.
  *
  * `vhost-user-vsock recv`: the host end of guest->host connections:
  * listen on PATH (the back-end's UDS_PATH_<port>), accept one connection,
@@ -447,7 +447,8 @@ int hostio_pingpong(int argc, char **argv)
 	}
 	printf("host_port: %u\nsize: %llu\ncount: %llu\n", host_port,
 	       (unsigned long long)size, (unsigned long long)count);
-	printf("rtt mean: %.3f us\nrtt p50: %.3f us\nrtt p99: %.3f us\n", r.mean, r.p50, r.p99);
+	printf("rtt mean: %.3f us\nrtt p50: %.3f us\nrtt p99: %.3f us\nrtt p99.9: %.3f us\n",
+	       r.mean, r.p50, r.p99, r.p999);
 	printf("rtt min: %.3f us\nrtt max: %.3f us\n", r.min, r.max);
 	bench_json_begin_tool(&j, stdout, PROG "-pingpong");
 	bench_json_u64(&j, "port", t.port);
@@ -457,6 +458,7 @@ int hostio_pingpong(int argc, char **argv)
 	bench_json_double(&j, "rtt_us_mean", r.mean);
 	bench_json_double(&j, "rtt_us_p50", r.p50);
 	bench_json_double(&j, "rtt_us_p99", r.p99);
+	bench_json_double(&j, "rtt_us_p999", r.p999);
 	bench_json_double(&j, "rtt_us_min", r.min);
 	bench_json_double(&j, "rtt_us_max", r.max);
 	bench_json_end(&j);
