@@ -6,6 +6,7 @@
 #   scripts/series-tables.sh [--md] icount SET
 #   scripts/series-tables.sh [--md] traced [--state NAME[=LABEL]] SET [SET...]
 #   scripts/series-tables.sh [--md] stall [--state NAME[=LABEL]] SET
+#   scripts/series-tables.sh [--md] rtt SET
 #
 # wall: RX throughput with a fixed 64 KiB recv(), baseline -> patched,
 # per payload: the change and its 95 % CI, the smallest change the set
@@ -24,6 +25,8 @@
 # counts it (scripts/sender-stall.sh), untraced and traced, baseline
 # against patched (or --state): the means and the difference in points,
 # paired by round, with its 95 % CI.
+# rtt: ping-pong round-trip time, baseline -> patched, per RTT size: the
+# change of p50, p99 and (where the set has it) p99.9, with CIs and n.
 # Plain text (a cover letter's) by default, --md for Markdown.
 # Exit 0; 1 a set lacks what the table needs; 2 bad usage.
 set -uo pipefail
@@ -31,7 +34,7 @@ set -uo pipefail
 me=${0##*/}
 
 usage() {
-	echo "usage: $me [--md] wall SET [SET2] | icount SET | traced|stall [--state NAME[=LABEL]] SET [SET...]" >&2
+	echo "usage: $me [--md] wall SET [SET2] | icount SET | traced|stall [--state NAME[=LABEL]] SET [SET...] | rtt SET" >&2
 	exit 2
 }
 
@@ -40,7 +43,7 @@ MD=0
 [ $# -ge 2 ] || usage
 kind=$1
 shift
-case $kind in wall|icount|traced|stall) ;; *) usage ;; esac
+case $kind in wall|icount|traced|stall|rtt) ;; *) usage ;; esac
 state=patched label=
 if { [ "$kind" = traced ] || [ "$kind" = stall ]; } && [ "${1:-}" = --state ]; then
 	[ $# -ge 3 ] || usage
@@ -107,23 +110,46 @@ icount)
 		pl | table payload "all vCPUs [95 % CI]" "RX vCPU $cpu [95 % CI]" n ;;
 traced)
 	"$VB_ROOT/scripts/traced-waits.sh" --tsv "$@" >"${TMPDIR:-/tmp}/$me.$$" || exit 1
+	# light-mode recordings: no credit samples, the stall is "nan"
 	awk -F'\t' -v st="$state" 'NR > 1 && ($2 == "baseline" || $2 == st) {
-		k = $1 "\t" $2; n[k]++; s[k] += $4; w[k] += $6
+		k = $1 "\t" $2; n[k]++; w[k] += $6
+		if ($4 == "nan") next
+		sn[k]++; s[k] += $4
 		if (!(k in mn) || $4 < mn[k]) mn[k] = $4
 		if (!(k in mx) || $4 > mx[k]) mx[k] = $4
 	} END {
-		for (k in n) printf "%s\t%.1f %% [%.1f, %.1f]\t%.0f us\t%d\n", k, s[k] / n[k], mn[k], mx[k], w[k] / n[k], n[k]
+		for (k in n) {
+			if (sn[k]) c = sprintf("%.1f %% [%.1f, %.1f]", s[k] / sn[k], mn[k], mx[k])
+			else c = "not measured (light mode)"
+			printf "%s\t%s\t%.0f us\t%d\n", k, c, w[k] / n[k], n[k]
+		}
 	}' "${TMPDIR:-/tmp}/$me.$$" | sort -t $'\t' -k1,1n -k2,2 | pl |
 		awk -F'\t' -v st="$state" -v lb="$label" 'BEGIN { OFS = "\t" } $2 == st { $2 = lb } 1' |
 		table payload kernel "sender stalled on credit: mean [min, max]" "reader wait in lock_sock(), mean" n
 	rm -f "${TMPDIR:-/tmp}/$me.$$" ;;
+rtt)
+	[ $# -eq 1 ] || usage
+	a=$(rows rtt_p50_us "$1/summary.json")
+	b=$(rows rtt_p99_us "$1/summary.json")
+	[ -n "$a" ] && [ -n "$b" ] || { echo "$me: $1: no rtt_p50_us/rtt_p99_us rows baseline -> patched" >&2; exit 1; }
+	c=$(rows rtt_p999_us "$1/summary.json")
+	# sizes without p99.9 (fewer than 1000 round trips): "-"
+	[ -n "$c" ] || c=$(awk -F'\t' 'BEGIN { OFS = "\t" } { print $1, "nan", "nan", "nan", "nan", 0 }' <<<"$a")
+	join -t $'\t' <(sort -t $'\t' -k1,1 <<<"$a") <(sort -t $'\t' -k1,1 <<<"$b") |
+		join -t $'\t' - <(sort -t $'\t' -k1,1 <<<"$c") | sort -t $'\t' -k1,1n |
+		awk -F'\t' '{
+			p999 = $12 == "nan" ? "-" : sprintf("%+.1f %% [%+.1f, %+.1f]", $12, $13, $14)
+			printf "%s\t%+.1f %% [%+.1f, %+.1f]\t%+.1f %% [%+.1f, %+.1f]\t%s\t%d\n",
+				$1, $2, $3, $4, $7, $8, $9, p999, $6 }' |
+		pl | table "RTT size" "p50 [95 % CI]" "p99 [95 % CI]" "p99.9 [95 % CI]" n ;;
 stall)
 	[ $# -eq 1 ] || usage
 	a=$("$VB_ROOT/scripts/sender-stall.sh" --vs "$state" "$1") || exit 1
 	[ -n "$a" ] || { echo "$me: $1: no state '$state' beside baseline" >&2; exit 1; }
-	awk -F'\t' '$2 == "fixed" || $2 == "traced" {
+	tm=$(jq -r '.experiment.trace_mode // "full"' "$1/manifest.json")
+	awk -F'\t' -v tm="$tm" '$2 == "fixed" || $2 == "traced" {
 		printf "%s\t%s\t%.1f %%\t%.1f %%\t%+.1f [%+.1f, %+.1f]\t%d\n", $1,
-			$2 == "fixed" ? "untraced" : "traced (full)", $4, $5, $6, $7, $8, $3
+			$2 == "fixed" ? "untraced" : "traced (" tm ")", $4, $5, $6, $7, $8, $3
 	}' <<<"$a" | pl |
 		table payload transfer baseline "$label" "difference, points [95 % CI]" n ;;
 *) usage ;;
