@@ -26,8 +26,9 @@
 # Who owns what: tools/vsockbatch/ is the user's tracer (record, report,
 # compare, top, probe) and nothing else; tools/lab/ is build/vsockbatch-lab,
 # the experiment's and the build's own commands (summarize, corecheck);
-# tools/lib/ is code both link; tests/lib/ is test support (the stress
-# stream) for tests/progs/, the unit tests and the lab's vhost-user back-end.
+# tools/lib/ is code they all link (the stress stream among it, which the
+# lab's vhost-user back-end writes and the tests check); tests/lib/ is test
+# support for tests/progs/ and the unit tests.
 
 OUTPUT    := build
 CC        ?= gcc
@@ -246,7 +247,8 @@ $(LIBVB): $(LIB_OBJS)
 # Test support headers are visible only to what tests (and the lab's
 # back-end, which sends the stress stream), never to the tracer.
 $(OUTPUT)/obj/tests/%.o: CFLAGS += -Itests/lib
-$(OUTPUT)/obj/tools/vhost-user-vsock/hostio.o: CFLAGS += -Itests/lib
+# the lab reads the tracer's results files with the tracer's own model
+$(OUTPUT)/obj/tools/lab/%.o: CFLAGS += -Itools/vsockbatch
 
 $(LIBVBTEST): $(TESTLIB_OBJS)
 	$(call msg,AR,$@)

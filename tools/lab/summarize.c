@@ -36,7 +36,7 @@
 
 #include "lab.h"
 #include "hist.h"
-#include "../vsockbatch/results.h"
+#include "results.h"
 #include "stats.h"
 #include "stats_opts.h"
 #include "summarize.h"

@@ -6,7 +6,7 @@
  * --bytes in --buf-size writes and close.  The packet size announced is
  * the write size (at most 64 KiB), so the guest gets one packet per write
  * as from vhost-vsock.  The bytes are the stress-test stream of
- * tests/lib/stress_verify.h for (--seed, flow 0), so a receiver can check
+ * tools/lib/stress_verify.h for (--seed, flow 0), so a receiver can check
  * every byte; the CRC32C of the whole stream is printed too.
  *
  * `vhost-user-vsock pingpong`: the host-side client of a guest echo
