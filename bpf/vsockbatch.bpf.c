@@ -467,7 +467,7 @@ static __always_inline __u32 skb_truesize0(void)
  * the reader's credit update.  No map operation.  A
  * stall is timed until the next window of the same flow in any task
  * (on_recv_pkt): the sender's credit wait.  One probe read per sample
- * (two for a socket's first).  (advise, issue #13)
+ * (two for a socket's first).  (advise)
  */
 #define RXQ_SPAN	64	/* bytes read from fwd_cnt up to rx_queue.qlen */
 
@@ -1146,7 +1146,7 @@ int BPF_PROG(user_wait_end, struct sock *sk)
 	return on_user_wait_end();
 }
 
-/* ---- the reader and errors (full mode; advise, issue #13) ---------- */
+/* ---- the reader and errors (full mode; advise) --------------------- */
 
 /*
  * recv() on AF_VSOCK stream/seqpacket sockets: calls, bytes and the

@@ -97,7 +97,7 @@ struct vb_lhist {
 	VB_COUNTERS_ADVISE(X)
 
 /*
- * Counters for `vsockbatch advise` (issue 13): per CPU.  A version-1 file
+ * Counters for `vsockbatch advise`: per CPU.  A version-1 file
  * lacks them (loaded as 0); the hooks list or RXQ_WINDOWS == 0 tells the
  * rules they were not measured.
  */
