@@ -7,6 +7,7 @@
 #                         [--payloads LIST] [--label NAME] [--out DIR]
 #                         [--scale N] [--cap SIZE] [--rtt-count N] [--no-trace]
 #                         [--trace-rounds N] [--trace-mode full|light]
+#                         [--reader blocking|epoll-et]
 #                         [--clock wall|icount] [--seconds T] [--no-tcp]
 #                         [--max-other CORES] [--max-steal PCT]
 #                         [--icount-sleep on|off] [--aslr on|off]
@@ -57,6 +58,9 @@
 # the credit samples advise reads).  On the series' kernels light runs no
 # tracer code inside the run's socket lock, as full mode does for the
 # packets that join a run; it still times the reader's lock waits.
+# --reader epoll-et: the guest's receiver reads as an edge-triggered event
+# loop (vb-recv --epoll-et: non-blocking, EPOLLET, drained to EAGAIN, a
+# lost wake-up fails the run) instead of in blocking recv().
 # --trace-rounds N: the traced transfers only in the first N rounds
 # (default 4 with the wall clock: 4 AB/BA pairs; every round with icount
 # and --quick; 0 = --no-trace).  They come after the untraced
@@ -172,7 +176,7 @@ usage() { # usage [STATUS]: the header comment; 2 (to stderr) unless told
 
 STATES=(baseline p1-3 patched)
 QUICK=0 PAIRS= PAYLOADS= LABEL= OUT= SCALE= CAP= RTT_COUNT= TRACE=1 MODE=loopback
-TRACE_ROUNDS= TRACE_MODE=full
+TRACE_ROUNDS= TRACE_MODE=full READER=blocking
 CLOCK=wall XSECS= TCP=1 MAX_OTHER= MAX_STEAL= ISLEEP= ASLR=on SCHEDF= GWRITES=
 PROFILE=0 RESUM= SERIES=
 while [ $# -gt 0 ]; do
@@ -189,6 +193,7 @@ while [ $# -gt 0 ]; do
 	--no-trace) TRACE=0 ;;
 	--trace-rounds) TRACE_ROUNDS=${2-}; shift ;;
 	--trace-mode) TRACE_MODE=${2-}; shift ;;
+	--reader) READER=${2-}; shift ;;
 	--clock) CLOCK=${2-}; shift ;;
 	--seconds) XSECS=${2-}; shift ;;
 	--no-tcp) TCP=0 ;;
@@ -502,6 +507,7 @@ if [ -z "$TRACE_ROUNDS" ]; then
 fi
 [[ "$TRACE_ROUNDS" =~ ^[0-9]+$ ]] || { echo "${0##*/}: --trace-rounds needs a number, not '$TRACE_ROUNDS'" >&2; exit 2; }
 case $TRACE_MODE in full|light) ;; *) echo "${0##*/}: --trace-mode is full or light, not '$TRACE_MODE'" >&2; exit 2 ;; esac
+case $READER in blocking|epoll-et) ;; *) echo "${0##*/}: --reader is blocking or epoll-et, not '$READER'" >&2; exit 2 ;; esac
 [ "$TRACE" = 1 ] || TRACE_ROUNDS=0
 ((TRACE_ROUNDS <= PAIRS)) || TRACE_ROUNDS=$PAIRS
 ((TRACE_ROUNDS > 0)) || TRACE=0
@@ -582,6 +588,7 @@ cmd="scripts/experiment.sh"
 cmd+=" --pairs $PAIRS --payloads '${PAYLOADS//,/ }' --scale $SCALE --cap $CAP --rtt-count $RTT_COUNT"
 if [ "$TRACE" = 1 ]; then cmd+=" --trace-rounds $TRACE_ROUNDS"; else cmd+=" --no-trace"; fi
 [ "$TRACE" = 0 ] || [ "$TRACE_MODE" = full ] || cmd+=" --trace-mode $TRACE_MODE"
+[ "$READER" = blocking ] || cmd+=" --reader $READER"
 [ "$CLOCK" = wall ] || cmd+=" --clock $CLOCK"
 [ "$CLOCK" = wall ] || cmd+=" --icount-sleep $ISLEEP"
 [ -z "$XSECS" ] || cmd+=" --seconds $XSECS"
@@ -594,7 +601,7 @@ cmd+=" --max-other $MAX_OTHER --max-steal $MAX_STEAL"
 cmd+=" --label $LABEL"
 experiment=$(jq -n --argjson s "$SCALE" --argjson c "$CAPB" --argjson n "$RTT_COUNT" \
 	--argjson w "$PP_WARMUP" --argjson t "$TRACE" --arg mode "$MODE" \
-	--arg clock "$CLOCK" --arg xsecs "$XSECS" --argjson tr "$TRACE_ROUNDS" --arg tm "$TRACE_MODE" \
+	--arg clock "$CLOCK" --arg xsecs "$XSECS" --argjson tr "$TRACE_ROUNDS" --arg tm "$TRACE_MODE" --arg reader "$READER" \
 	--argjson tcp "$TCP" --arg mo "$MAX_OTHER" --arg ms "$MAX_STEAL" --arg isl "$ISLEEP" \
 	--arg aslr "$ASLR" --arg schedf "$SCHEDF" --argjson prof "$PROFILE" --arg gw "$GWRITES" \
 	'{mode: $mode, clock: $clock,
@@ -605,7 +612,7 @@ experiment=$(jq -n --argjson s "$SCALE" --argjson c "$CAPB" --argjson n "$RTT_CO
 	    "QEMU -icount shift=0,sleep=off: guest time = instructions (1 ns each), all vCPUs serialised in one host thread; insn_* samples are exact per-vCPU guest instruction counts (vb-insns plugin) from accept() to EOF; measures work, not parallel throughput"
 	   else "TCG wall clock: guest time follows the host; throughput and RTT depend on host load" end),
 	  bytes_rule: "payload * scale, at most cap", scale: $s, cap_bytes: $c,
-	  receiver: "vb-recv pinned to vCPU 0 (blocking recv)",
+	  receiver: (if $reader == "epoll-et" then "vb-recv --epoll-et pinned to vCPU 0 (non-blocking recv() to EAGAIN after each EPOLLET event)" else "vb-recv pinned to vCPU 0 (blocking recv)" end),
 	  aslr: (if $aslr == "on" then "on (the kernel default, randomize_va_space = 2)" else "off: randomize_va_space = 0 for the whole of every guest boot (/init, VB_ASLR=off)" end),
 	  sched_features: (if $schedf == "" then "the kernel defaults" else "set for the whole of every guest boot (/init, VB_SCHED_FEATURES): \($schedf)" end),
 	  guest_writes: (if $gw == "" then null else "written for the whole of every guest boot (/init, VB_GUEST_WRITES) and read back: \($gw)" end),
@@ -724,7 +731,7 @@ for ((r = 0; r < PAIRS; r++)); do
 		((r < TRACE_ROUNDS)) && traced=1
 		env=(PAYLOADS="${PL[*]}" SCALE="$SCALE" CAP="$CAPB" RTT_SIZES="${RTT[*]}"
 		     PP_COUNT="$RTT_COUNT" PP_WARMUP="$PP_WARMUP" TRACE="$traced"
-		     TRACE_MODE="$TRACE_MODE"
+		     TRACE_MODE="$TRACE_MODE" READER="$READER"
 		     CLOCK="$CLOCK" XFER_SECONDS="$XSECS" TCP="$TCP" VB_ASLR="$ASLR"
 		     VB_SCHED_FEATURES="$SCHEDF" VB_GUEST_WRITES="$GWRITES")
 		devargs=()

@@ -1,7 +1,8 @@
 #!/bin/sh
 # bench-smoke.sh - the benchmark programs for real, inside a lab guest,
 # over vsock loopback (CID 1):
-#   vb-recv (fixed 64K recv, matched recv size, bigger vsock buffer, pinned)
+#   vb-recv (fixed 64K recv, matched recv size, bigger vsock buffer, pinned,
+#   an EPOLLET reader)
 #   + vb-sender, then vb-pingpong server + client,
 # then argument/runtime error paths.  Every program's JSON line must parse
 # (flat object; checked by json_flat below) and the byte counts of both
@@ -137,6 +138,14 @@ stream fixed64 64 1M --recv-size 64K --rcvlowat 1 --cpu 0
 stream match4k 4K 8M --recv-size match --buf-size 4K --cpu 0
 stream match64 64 256K --recv-size match --buf-size 64
 stream vsk64k 64K 16M --recv-size 64K --vsk-size 1M
+# an edge-triggered reader: on the series' kernels the readable callbacks
+# of a run coalesce, and a lost one would leave it waiting (exit 1 after
+# --idle-timeout with data queued)
+stream epollet64 64 4M --recv-size 64K --epoll-et --idle-timeout 20 --cpu 0
+stream epollet4k 4K 16M --recv-size 4K --epoll-et --idle-timeout 20 --cpu 0
+w=$(get "$out/epollet64.rx.kv" epoll_waits)
+[ "$(get "$out/epollet64.rx.kv" reader)" = epoll-et ] && [ "${w:-0}" -gt 0 ] ||
+	fail "epollet64: reader '$(get "$out/epollet64.rx.kv" reader)', $w epoll_wait() returns"
 # match: recv size = 64 so calls must be exactly bytes/64 + 1 here
 c=$(get "$out/match64.rx.kv" recv_calls)
 [ "$c" = $((262144 / 64 + 1)) ] || fail "match64: $c recv() calls, want $((262144 / 64 + 1))"

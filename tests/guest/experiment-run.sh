@@ -27,6 +27,8 @@
 #   PP_WARMUP  untimed round trips first (default 50)
 #   TRACE      1 (default): one extra traced run per payload
 #   TRACE_MODE full (default) or light: the tracer's mode in that run
+#   READER     blocking (default): vb-recv in blocking recv(); epoll-et:
+#              vb-recv --epoll-et (non-blocking, EPOLLET, drained to EAGAIN)
 #   STATE      kernel state name, stored as a label in traced files
 #   WARMUP     1 (default): one untimed transfer of the first payload first
 #   VB_ASLR    off: user address-space randomisation off (set by /init;
@@ -79,6 +81,12 @@ PP_COUNT=${PP_COUNT:-500}
 PP_WARMUP=${PP_WARMUP:-50}
 TRACE=${TRACE:-1}
 TRACE_MODE=${TRACE_MODE:-full}
+READER=${READER:-blocking}
+case $READER in
+blocking) reader_arg= ;;
+epoll-et) reader_arg=--epoll-et ;;
+*) echo "experiment-run: READER is blocking or epoll-et, not '$READER'"; exit 2 ;;
+esac
 case $TRACE_MODE in
 full|light) ;;
 *) echo "experiment-run: TRACE_MODE is full or light, not '$TRACE_MODE'"; exit 2 ;;
@@ -220,7 +228,7 @@ stream_h2g() {
 	# time-bounded: the host's sender decides the bytes
 	timed "${name%%.*}" || set -- --expect-bytes "$bytes" "$@"
 	case $name in tcp.*) set -- "$tcp_arg" "$@" ;; esac
-	set -- vb-recv --port $port --cpu 0 "$@"
+	set -- vb-recv --port $port --cpu 0 $reader_arg "$@"
 	if [ "$traced" = 1 ]; then
 		set -- vsockbatch record -m "$TRACE_MODE" -o "$out/traced/$p.json" \
 			--label "payload=$p" --label "state=$STATE" \
@@ -279,7 +287,7 @@ stream_one() {
 		set -- --tcp "$@"
 		peer=--tcp ;;
 	esac
-	vb-recv --port $port --cpu 0 $expect "$@" >"$rx" 2>&1 &
+	vb-recv --port $port --cpu 0 $reader_arg $expect "$@" >"$rx" 2>&1 &
 	rpid=$!
 	set -- vb-sender $peer --port $port $amount --buf-size "$p" \
 		--cpu 1 --retry 10
