@@ -270,6 +270,16 @@ kernel_dir() {
 	echo "$d"
 }
 
+# set_raw SET CACHE: raw_open for an experiment set, status 2 with the
+# reason when SET is none (no manifest.json).
+set_raw() {
+	[ -f "$1/manifest.json" ] || {
+		echo "${0##*/}: $1: not an experiment set (no manifest.json)" >&2
+		return 2
+	}
+	raw_open "$1" "$2"
+}
+
 # raw_open PATH CACHE: PATH with its set's raw files readable on disk.  A
 # committed set keeps its per-run data in SET/raw.tar.xz
 # (scripts/results-raw.sh): PATH inside such a set (the set itself, a run

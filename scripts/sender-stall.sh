@@ -43,9 +43,8 @@ rows=$tmp/rows.tsv
 : >"$rows"
 n=0
 for set in "$@"; do
-	[ -f "$set/manifest.json" ] || { echo "${0##*/}: $set: not an experiment set (no manifest.json)" >&2; exit 2; }
 	n=$((n + 1))
-	d=$(raw_open "$set" "$tmp/raw$n") || exit 1
+	d=$(set_raw "$set" "$tmp/raw$n") || exit $?
 	for run in "$d"/runs/r*-*; do
 		[ -f "$run/backend.log" ] || continue
 		name=${run##*/}

@@ -39,9 +39,8 @@ rows=$tmp/rows.tsv
 : >"$rows"
 n=0
 for set in "$@"; do
-	[ -f "$set/manifest.json" ] || { echo "${0##*/}: $set: not an experiment set (no manifest.json)" >&2; exit 2; }
 	n=$((n + 1))
-	d=$(raw_open "$set" "$tmp/raw$n") || exit 1
+	d=$(set_raw "$set" "$tmp/raw$n") || exit $?
 	for f in "$d"/runs/r*-*/traced/*.json; do
 		[ -f "$f" ] || continue
 		run=${f%/traced/*}; run=${run##*/}
