@@ -7,7 +7,7 @@
 #                         [--payloads LIST] [--label NAME] [--out DIR]
 #                         [--scale N] [--cap SIZE] [--rtt-count N] [--no-trace]
 #                         [--trace-rounds N] [--trace-mode full|light]
-#                         [--reader blocking|epoll-et]
+#                         [--reader blocking|epoll-et] [--vcpus 1|2]
 #                         [--clock wall|icount] [--seconds T] [--no-tcp]
 #                         [--max-other CORES] [--max-steal PCT]
 #                         [--icount-sleep on|off] [--aslr on|off]
@@ -61,6 +61,8 @@
 # --reader epoll-et: the guest's receiver reads as an edge-triggered event
 # loop (vb-recv --epoll-et: non-blocking, EPOLLET, drained to EAGAIN, a
 # lost wake-up fails the run) instead of in blocking recv().
+# --vcpus 1: a one-vCPU guest, receiver and RX worker (and, on loopback,
+# the sender) on vCPU 0; the default 2 keeps the RX worker on vCPU 1.
 # --trace-rounds N: the traced transfers only in the first N rounds
 # (default 4 with the wall clock: 4 AB/BA pairs; every round with icount
 # and --quick; 0 = --no-trace).  They come after the untraced
@@ -176,7 +178,7 @@ usage() { # usage [STATUS]: the header comment; 2 (to stderr) unless told
 
 STATES=(baseline p1-3 patched)
 QUICK=0 PAIRS= PAYLOADS= LABEL= OUT= SCALE= CAP= RTT_COUNT= TRACE=1 MODE=loopback
-TRACE_ROUNDS= TRACE_MODE=full READER=blocking
+TRACE_ROUNDS= TRACE_MODE=full READER=blocking VCPUS=2
 CLOCK=wall XSECS= TCP=1 MAX_OTHER= MAX_STEAL= ISLEEP= ASLR=on SCHEDF= GWRITES=
 PROFILE=0 RESUM= SERIES=
 while [ $# -gt 0 ]; do
@@ -194,6 +196,7 @@ while [ $# -gt 0 ]; do
 	--trace-rounds) TRACE_ROUNDS=${2-}; shift ;;
 	--trace-mode) TRACE_MODE=${2-}; shift ;;
 	--reader) READER=${2-}; shift ;;
+	--vcpus) VCPUS=${2-}; shift ;;
 	--clock) CLOCK=${2-}; shift ;;
 	--seconds) XSECS=${2-}; shift ;;
 	--no-tcp) TCP=0 ;;
@@ -508,6 +511,7 @@ fi
 [[ "$TRACE_ROUNDS" =~ ^[0-9]+$ ]] || { echo "${0##*/}: --trace-rounds needs a number, not '$TRACE_ROUNDS'" >&2; exit 2; }
 case $TRACE_MODE in full|light) ;; *) echo "${0##*/}: --trace-mode is full or light, not '$TRACE_MODE'" >&2; exit 2 ;; esac
 case $READER in blocking|epoll-et) ;; *) echo "${0##*/}: --reader is blocking or epoll-et, not '$READER'" >&2; exit 2 ;; esac
+case $VCPUS in 1|2) ;; *) echo "${0##*/}: --vcpus is 1 or 2, not '$VCPUS'" >&2; exit 2 ;; esac
 [ "$TRACE" = 1 ] || TRACE_ROUNDS=0
 ((TRACE_ROUNDS <= PAIRS)) || TRACE_ROUNDS=$PAIRS
 ((TRACE_ROUNDS > 0)) || TRACE=0
@@ -574,12 +578,12 @@ else
 	transport="vsock loopback (CID 1) inside one guest"
 fi
 machine=$(jq -n --arg transport "$transport" --arg cpu "$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)" \
-	--arg ncpu "$(nproc)" --arg host "$(uname -sr)" \
+	--arg ncpu "$(nproc)" --arg host "$(uname -sr)" --argjson vcpus "$VCPUS" \
 	--arg qemu "$(qemu-system-x86_64 --version | head -n 1)" \
 	--arg load "$(cut -d' ' -f1-3 /proc/loadavg)" \
 	--arg git "$(git -C "$VB_ROOT" rev-parse --short HEAD 2>/dev/null)$(git -C "$VB_ROOT" diff --quiet 2>/dev/null || echo '+dirty')" \
 	'{host_cpu: $cpu, host_cpus: ($ncpu|tonumber), host_kernel: $host, qemu: $qemu,
-	  accel: "tcg -cpu max (no KVM, no PMU)", guest_vcpus: 2, guest_mem_mb: 1024,
+	  accel: "tcg -cpu max (no KVM, no PMU)", guest_vcpus: $vcpus, guest_mem_mb: 1024,
 	  transport: $transport,
 	  loadavg_start: $load, repo_commit: $git}')
 cmd="scripts/experiment.sh"
@@ -589,6 +593,7 @@ cmd+=" --pairs $PAIRS --payloads '${PAYLOADS//,/ }' --scale $SCALE --cap $CAP --
 if [ "$TRACE" = 1 ]; then cmd+=" --trace-rounds $TRACE_ROUNDS"; else cmd+=" --no-trace"; fi
 [ "$TRACE" = 0 ] || [ "$TRACE_MODE" = full ] || cmd+=" --trace-mode $TRACE_MODE"
 [ "$READER" = blocking ] || cmd+=" --reader $READER"
+[ "$VCPUS" = 2 ] || cmd+=" --vcpus $VCPUS"
 [ "$CLOCK" = wall ] || cmd+=" --clock $CLOCK"
 [ "$CLOCK" = wall ] || cmd+=" --icount-sleep $ISLEEP"
 [ -z "$XSECS" ] || cmd+=" --seconds $XSECS"
@@ -601,7 +606,7 @@ cmd+=" --max-other $MAX_OTHER --max-steal $MAX_STEAL"
 cmd+=" --label $LABEL"
 experiment=$(jq -n --argjson s "$SCALE" --argjson c "$CAPB" --argjson n "$RTT_COUNT" \
 	--argjson w "$PP_WARMUP" --argjson t "$TRACE" --arg mode "$MODE" \
-	--arg clock "$CLOCK" --arg xsecs "$XSECS" --argjson tr "$TRACE_ROUNDS" --arg tm "$TRACE_MODE" --arg reader "$READER" \
+	--arg clock "$CLOCK" --arg xsecs "$XSECS" --argjson tr "$TRACE_ROUNDS" --arg tm "$TRACE_MODE" --arg reader "$READER" --argjson vcpus "$VCPUS" \
 	--argjson tcp "$TCP" --arg mo "$MAX_OTHER" --arg ms "$MAX_STEAL" --arg isl "$ISLEEP" \
 	--arg aslr "$ASLR" --arg schedf "$SCHEDF" --argjson prof "$PROFILE" --arg gw "$GWRITES" \
 	'{mode: $mode, clock: $clock,
@@ -636,11 +641,12 @@ experiment=$(jq -n --argjson s "$SCALE" --argjson c "$CAPB" --argjson n "$RTT_CO
 	 if $mode == "h2g" then
 	  {sender: "host: vhost-user-vsock send, one packet per write (packet size = payload)",
 	   rtt: "host: vhost-user-vsock pingpong (host clock) <-> guest vb-pingpong server on vCPU 0",
-	   pinning: "Receiver pinned to vCPU 0, the device interrupt (and so the RX worker) to vCPU 1, sender on the host",
-	   rx_worker: "virtio_transport_rx_work", rx_cpu: 1}
+	   pinning: (if $vcpus == 1 then "One vCPU: receiver and the device interrupt (and so the RX worker) on vCPU 0, sender on the host"
+	     else "Receiver pinned to vCPU 0, the device interrupt (and so the RX worker) to vCPU 1, sender on the host" end),
+	   rx_worker: "virtio_transport_rx_work", rx_cpu: ($vcpus - 1)}
 	 else
-	  {sender: "vb-sender pinned to vCPU 1",
-	   rtt: "guest: vb-pingpong client on vCPU 1 <-> server on vCPU 0"}
+	  {sender: "vb-sender pinned to vCPU \($vcpus - 1)",
+	   rtt: "guest: vb-pingpong client on vCPU \($vcpus - 1) <-> server on vCPU 0"}
 	 end')
 
 # write_manifest ROUNDS_DONE: the plan so far (complete rounds only), so
@@ -731,7 +737,7 @@ for ((r = 0; r < PAIRS; r++)); do
 		((r < TRACE_ROUNDS)) && traced=1
 		env=(PAYLOADS="${PL[*]}" SCALE="$SCALE" CAP="$CAPB" RTT_SIZES="${RTT[*]}"
 		     PP_COUNT="$RTT_COUNT" PP_WARMUP="$PP_WARMUP" TRACE="$traced"
-		     TRACE_MODE="$TRACE_MODE" READER="$READER"
+		     TRACE_MODE="$TRACE_MODE" READER="$READER" VCPUS="$VCPUS"
 		     CLOCK="$CLOCK" XFER_SECONDS="$XSECS" TCP="$TCP" VB_ASLR="$ASLR"
 		     VB_SCHED_FEATURES="$SCHEDF" VB_GUEST_WRITES="$GWRITES")
 		devargs=()
@@ -745,7 +751,7 @@ for ((r = 0; r < PAIRS; r++)); do
 		else
 			devargs+=(-H "$(printf '%q' "$VB_ROOT/scripts/xfer-watch.sh")")
 		fi
-		"$VB_ROOT/scripts/guest-run.sh" -K "${KDIR[$st]}" -s 2 -t "$RUN_TIMEOUT" \
+		"$VB_ROOT/scripts/guest-run.sh" -K "${KDIR[$st]}" -s "$VCPUS" -t "$RUN_TIMEOUT" \
 			-C "$CLOCK" -o "$OUT/$dir" "${devargs[@]}" -e "STATE=$st" -e "MODE=$MODE" \
 			"$VB_ROOT/tests/guest/experiment-run.sh" >/dev/null 2>"$OUT/$dir.err"
 		rc=$?

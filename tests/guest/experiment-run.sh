@@ -27,6 +27,8 @@
 #   PP_WARMUP  untimed round trips first (default 50)
 #   TRACE      1 (default): one extra traced run per payload
 #   TRACE_MODE full (default) or light: the tracer's mode in that run
+#   VCPUS      2 (default): receiver on vCPU 0, RX worker (and loopback
+#              sender) on vCPU 1; 1: all of them on vCPU 0
 #   READER     blocking (default): vb-recv in blocking recv(); epoll-et:
 #              vb-recv --epoll-et (non-blocking, EPOLLET, drained to EAGAIN)
 #   STATE      kernel state name, stored as a label in traced files
@@ -82,6 +84,14 @@ PP_WARMUP=${PP_WARMUP:-50}
 TRACE=${TRACE:-1}
 TRACE_MODE=${TRACE_MODE:-full}
 READER=${READER:-blocking}
+VCPUS=${VCPUS:-2}
+case $VCPUS in
+1|2) ;;
+*) echo "experiment-run: VCPUS is 1 or 2, not '$VCPUS'"; exit 2 ;;
+esac
+[ "$(nproc)" = "$VCPUS" ] || { echo "experiment-run: VCPUS=$VCPUS but $(nproc) CPUs online"; exit 2; }
+# where the RX worker runs: the last vCPU (1, or 0 when alone)
+RXCPU=$((VCPUS - 1))
 case $READER in
 blocking) reader_arg= ;;
 epoll-et) reader_arg=--epoll-et ;;
@@ -171,9 +181,9 @@ cpu_busy() {
 # --quick transfers): no sample.
 stat_samples() {
 	sfx=${5:+_$5}
-	# ticks: all CPUs, then vCPU 1
-	set -- "$1" "$2" $(echo "$3|$4" | awk -F'|' '{ n = split($1, x, " "); split($2, y, " ")
-		t = 0; for (i = 1; i <= n; i++) t += y[i] - x[i]; print t, y[2] - x[2] }')
+	# ticks: all CPUs, then the RX worker's vCPU
+	set -- "$1" "$2" $(echo "$3|$4" | awk -F'|' -v c="$RXCPU" '{ n = split($1, x, " "); split($2, y, " ")
+		t = 0; for (i = 1; i <= n; i++) t += y[i] - x[i]; print t, y[c + 1] - x[c + 1] }')
 	[ "$CLOCK" = icount ] && return 0
 	if [ "$3" -ge 5 ]; then
 		sample "$1" "stat_ns_per_byte$sfx" "$(awk -v t="$3" -v b="$2" 'BEGIN { printf "%.6f", t * 1e7 / b }')"
@@ -290,7 +300,7 @@ stream_one() {
 	vb-recv --port $port --cpu 0 $reader_arg $expect "$@" >"$rx" 2>&1 &
 	rpid=$!
 	set -- vb-sender $peer --port $port $amount --buf-size "$p" \
-		--cpu 1 --retry 10
+		--cpu $RXCPU --retry 10
 	if [ "$traced" = 1 ]; then
 		set -- vsockbatch record -m "$TRACE_MODE" -o "$out/traced/$p.json" \
 			--label "payload=$p" --label "state=$STATE" \
@@ -353,9 +363,9 @@ pin_irq() {
 		say "no $2 device or no interrupt for it ('$dev', '$irq')"
 		exit 1
 	fi
-	if ! echo 1 >"/proc/irq/$irq/smp_affinity_list" 2>/dev/null ||
-	   [ "$(cat "/proc/irq/$irq/smp_affinity_list")" != 1 ]; then
-		say "cannot pin IRQ $irq ($dev) to vCPU 1"
+	if ! echo $RXCPU >"/proc/irq/$irq/smp_affinity_list" 2>/dev/null ||
+	   [ "$(cat "/proc/irq/$irq/smp_affinity_list")" != $RXCPU ]; then
+		say "cannot pin IRQ $irq ($dev) to vCPU $RXCPU"
 		exit 1
 	fi
 	if [ "${3-}" = alone ] && grep -E "^ *$irq:" /proc/interrupts | grep -q ','; then
@@ -417,7 +427,7 @@ pingpong() {
 	vb-pingpong $tr --server --port $port --cpu 0 >"$pf.server.out" 2>&1 &
 	spid=$!
 	vb-pingpong "$@" --port $port --size "$ps" \
-		--count "$PP_COUNT" --warmup "$PP_WARMUP" --cpu 1 \
+		--count "$PP_COUNT" --warmup "$PP_WARMUP" --cpu $RXCPU \
 		--retry 10 >"$pf.client.out" 2>&1
 	crc=$?
 	if [ $crc -ne 0 ]; then
