@@ -95,6 +95,12 @@ static void test_lookup(void **state)
 		k.run_close = false;
 		vb_overhead_lookup(&k, &b);
 		assert_true(b.measured);
+		assert_null(strstr(b.source, "__lock_sock"));
+		/* light with the lock-wait pair: its cell says it lacks it */
+		k.lock_wait = true;
+		vb_overhead_lookup(&k, &b);
+		assert_true(b.measured);
+		assert_non_null(strstr(b.source, "(icount, without __lock_sock)"));
 	}
 	/* no label, any payload label: the nearest measured payload */
 	look(VB_TRACE_FULL, VB_MODE_BASELINE, 8, false, "6.12.118+", NULL, &b);

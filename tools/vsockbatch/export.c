@@ -487,6 +487,7 @@ int cmd_export(int argc, char **argv)
 		.sample = x->r.self.sample,
 		.kprobe = vb_tracer_kprobes(&x->tracer),
 		.run_close = x->tracer.attached[VB_HOOK_RB_CLOSE],
+		.lock_wait = x->tracer.attached[VB_HOOK_LOCK_WAIT],
 		.release = x->r.kernel_release,
 	};
 	x->work.noverhead = vb_overhead_rows(&okey, x->work.overhead,

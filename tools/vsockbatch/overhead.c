@@ -125,6 +125,22 @@ static const char *pick_kernel(const struct vb_overhead_key *k, bool *exact)
 	return minor ? minor : any;
 }
 
+/*
+ * The light cells were measured before light mode hooked __lock_sock,
+ * which runs per contended socket lock: a light recording with it says
+ * that its cell lacks it.
+ */
+static void note_level(const struct vb_overhead_key *k, struct vb_overhead *o)
+{
+	size_t n = strlen(o->source);
+
+	if (k->trace != VB_TRACE_LIGHT || !k->lock_wait || n < 1 ||
+	    o->source[n - 1] != ')')
+		return;
+	snprintf(o->source + n - 1, sizeof(o->source) - n + 1,
+		 ", without __lock_sock)");
+}
+
 static void fill(const struct row *row, bool exact, struct vb_overhead *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -156,8 +172,10 @@ size_t vb_overhead_rows(const struct vb_overhead_key *k,
 	for (i = 0; name && i < NROWS; i++) {
 		if (!same_level(&rows[i], k) || strcmp(rows[i].name, name))
 			continue;
-		if (n < max)
+		if (n < max) {
 			fill(&rows[i], exact, &out[n]);
+			note_level(k, &out[n]);
+		}
 		n++;
 	}
 	return n;
@@ -192,6 +210,7 @@ void vb_overhead_lookup(const struct vb_overhead_key *k, struct vb_overhead *o)
 		return;
 	}
 	fill(pick, exact, o);
+	note_level(k, o);
 }
 
 bool vb_overhead_at_run_len(const struct vb_overhead *o, double run_len,

@@ -26,6 +26,8 @@ struct vb_overhead_key {
 	bool kprobe;			/* a hook attached as a kprobe */
 	bool run_close;			/* light at the run-close function:
 					 * never measured */
+	bool lock_wait;			/* the __lock_sock pair attached: the
+					 * light cells were measured without */
 	const char *release;		/* uname -r; NULL: the lab's kernels */
 	const char *payload;		/* payload label; NULL: 64 B */
 };

@@ -549,6 +549,7 @@ int cmd_record(int argc, char **argv)
 			.duty = r.self.duty,
 			.kprobe = vb_tracer_kprobes(&tracer),
 			.run_close = tracer.attached[VB_HOOK_RB_CLOSE],
+			.lock_wait = tracer.attached[VB_HOOK_LOCK_WAIT],
 			.release = r.kernel_release,
 			.payload = vb_results_label(&r, "payload"),
 		};
