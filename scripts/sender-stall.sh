@@ -19,23 +19,48 @@
 # transfer instead; --vs STATE: one tab-separated row per payload and
 # transfer kind, baseline against STATE: payload, kind, n pairs,
 # baseline's mean, STATE's mean, the paired difference and its interval).
-# Sets without flow lines (back-ends older than --flow-stats) are
-# refused.
+#
+# --per-mib: the same transfers as time per MiB moved, split by what held
+# the sender back: without credit (the guest's reader is behind), with
+# credit but no guest RX buffer (the guest's RX worker is behind; sets
+# from back-ends that log it), and the rest (moving data), plus how many
+# guest packets per MiB returned credit.  A share can rise because the
+# other parts shrank; time per MiB cannot, so this is the table that says
+# which side of the guest got slower or faster.  Each cell: the mean, and
+# for other states its paired difference from baseline [95 % CI].
+# Transfers the set's exclusion rule drops (manifest.json, host load
+# per transfer in runs/*/host-xfer.jsonl) are left out, as in the set's
+# report; warm-ups are never excluded, as there.  Sets without flow lines
+# (back-ends older than --flow-stats) are refused.
 # Exit 0, 1 when a set cannot be read, 2 bad usage.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 usage() {
-	echo "usage: ${0##*/} [--tsv | --vs STATE] SET [SET...]" >&2
+	echo "usage: ${0##*/} [--tsv | --vs STATE | --per-mib] SET [SET...]" >&2
 	exit 2
 }
 
-TSV=0 VS=
+TSV=0 VS= PERMIB=0
 case "${1:-}" in
 --tsv) TSV=1; shift ;;
+--per-mib) PERMIB=1; shift ;;
 --vs) [ $# -ge 2 ] || usage; VS=$2; shift 2 ;;
 esac
 [ $# -ge 1 ] || usage
+
+# excluded RUN XFER: true when the set's rule drops transfer XFER of RUN
+# (its other_cores or steal_pct over the limit; a limit "off" never does)
+excluded() {
+	[ "$max_other" = off ] && [ "$max_steal" = off ] && return 1
+	case $2 in warmup.*) return 1 ;; esac
+	[ -f "$1/host-xfer.jsonl" ] || return 1
+	jq --arg x "$2" --arg mo "$max_other" --arg ms "$max_steal" '
+		select(.xfer == $x) |
+		(($mo != "off" and .other_cores > ($mo | tonumber)) or
+		 ($ms != "off" and .steal_pct > ($ms | tonumber)))' \
+		"$1/host-xfer.jsonl" 2>/dev/null | grep -q true
+}
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -45,6 +70,10 @@ n=0
 for set in "$@"; do
 	n=$((n + 1))
 	d=$(set_raw "$set" "$tmp/raw$n") || exit $?
+	read -r max_other max_steal < <(jq -r '.experiment.exclusion |
+		"\(.max_other_cores // "off") \(.max_steal_pct // "off")"' \
+		"$set/manifest.json" 2>/dev/null) ||
+		die "$set/manifest.json: unreadable"
 	for run in "$d"/runs/r*-*; do
 		[ -f "$run/backend.log" ] || continue
 		name=${run##*/}
@@ -56,23 +85,32 @@ for set in "$@"; do
 			kind=${b%%.*}; payload=${b#*.}
 			port=$(sed -n 's/^host_port: //p' "$out")
 			[ -n "$port" ] || continue
+			excluded "$run" "$kind.$payload" && continue
 			# "flow host P -> guest Q: B bytes in S s, without
-			# credit N s (X %) in K spans" (sets of 2026-12-07:
-			# "B bytes, S s first to last packet, ...")
+			# credit N s (X %) in K spans[, without RX buffers W s
+			# (Y %), fwd_cnt advanced by U packets]" (the earliest
+			# sets of 2026-12-07: "B bytes, S s first to last
+			# packet, ..."; the bracket: later back-ends)
 			awk -v port="$port" -v p="$payload" -v k="$kind" \
 				-v st="$state" -v r="$round" -v n="$n" '
 				$0 ~ "flow host " port " -> guest " {
+					nb = fw = "-"
 					for (i = 1; i <= NF; i++) {
 						if ($i == "bytes" && $(i + 1) == "in") {
 							by = $(i - 1); sp = $(i + 2)
 						}
 						if ($i == "bytes,") by = $(i - 1)
 						if ($i == "first") sp = $(i - 2)
-						if ($i == "credit") nc = $(i + 1)
+						if ($i == "credit" && $(i - 1) == "without")
+							nc = $(i + 1)
+						if ($i == "buffers" && $(i - 1) == "RX")
+							nb = $(i + 1)
+						if ($i == "advanced" && $(i + 1) == "by")
+							fw = $(i + 2)
 					}
 					if (sp > 0)
-						printf "%s\t%s\t%s\t%s-%s\t%s\t%.4f\t%s\t%s\n",
-							p, k, st, n, r, by, 100 * nc / sp, sp, nc
+						printf "%s\t%s\t%s\t%s-%s\t%s\t%.4f\t%s\t%s\t%s\t%s\n",
+							p, k, st, n, r, by, 100 * nc / sp, sp, nc, nb, fw
 				}' "$run/backend.log" >>"$rows"
 		done
 	done
@@ -80,8 +118,61 @@ done
 [ -s "$rows" ] || die "no back-end flow lines in $* (sets recorded before vhost-user-vsock --flow-stats)"
 
 if [ "$TSV" = 1 ]; then
-	printf 'payload\tkind\tstate\tround\tbytes\tnocredit_pct\tspan_s\tnocredit_s\n'
+	printf 'payload\tkind\tstate\tround\tbytes\tnocredit_pct\tspan_s\tnocredit_s\tnobuf_s\tfwd_advances\n'
 	sort -t$'\t' -k1,1n -k2,2 -k3,3 -k4,4 "$rows"
+	exit 0
+fi
+
+if [ "$PERMIB" = 1 ]; then
+	echo "| payload | transfer | state | n | time per MiB, ms | without credit, ms/MiB | with credit, no RX buffer, ms/MiB | with credit, moving, ms/MiB | credit returns per MiB |"
+	echo "|---|---|---|---:|---|---|---|---|---|"
+	sort -t$'\t' -k1,1n -k2,2 -k3,3 "$rows" | awk -F'\t' '
+	BEGIN {
+		split("12.71 4.30 3.18 2.78 2.57 2.45 2.36 2.31 2.26 2.23 2.20 2.18 2.16 2.14 2.13 2.12 2.11 2.10 2.09 2.09 2.08 2.07 2.07 2.06 2.06 2.06 2.05 2.05 2.05", T, " ")
+		M = 5
+	}
+	function tq(df) { return df >= 30 ? 2.0 : T[df] }
+	{
+		cell = $1 SUBSEP $2 SUBSEP $3
+		if (!(cell in cnt)) order[++nc] = cell
+		cnt[cell]++
+		pl[cell] = $1; kd[cell] = $2; st[cell] = $3
+		mib = $5 / 1048576
+		have = ($9 != "-")
+		v[1] = 1000 * $7 / mib
+		v[2] = 1000 * $8 / mib
+		v[3] = have ? 1000 * $9 / mib : ""
+		v[4] = 1000 * ($7 - $8 - (have ? $9 : 0)) / mib
+		v[5] = ($10 != "-") ? $10 / mib : ""
+		for (m = 1; m <= M; m++) {
+			if (v[m] == "") { miss[cell, m] = 1; continue }
+			val[cell, $4, m] = v[m]; sum[cell, m] += v[m]; n[cell, m]++
+		}
+		seen[cell, $4] = 1; rounds[$4] = 1
+	}
+	function fmt(x) { return x >= 100 ? sprintf("%.0f", x) : sprintf("%.2f", x) }
+	function cellof(c, m,   b, r, d, ds, dq, dn, h, mean) {
+		if (!n[c, m] || miss[c, m]) return "-"
+		mean = fmt(sum[c, m] / n[c, m])
+		if (st[c] == "baseline") return mean
+		b = pl[c] SUBSEP kd[c] SUBSEP "baseline"
+		ds = dq = dn = 0
+		for (r in rounds)
+			if (seen[c, r] && seen[b, r] && ((c, r, m) in val) && ((b, r, m) in val)) {
+				d = val[c, r, m] - val[b, r, m]; ds += d; dq += d * d; dn++
+			}
+		if (dn < 2) return mean
+		h = tq(dn - 1) * sqrt(((dq - ds * ds / dn) / (dn - 1) > 0 ? (dq - ds * ds / dn) / (dn - 1) : 0) / dn)
+		return sprintf("%s (%+.2f [%+.2f, %+.2f])", mean, ds / dn, ds / dn - h, ds / dn + h)
+	}
+	END {
+		for (i = 1; i <= nc; i++) {
+			c = order[i]
+			printf "| %s | %s | %s | %d", pl[c], kd[c], st[c], cnt[c]
+			for (m = 1; m <= M; m++) printf " | %s", cellof(c, m)
+			printf " |\n"
+		}
+	}'
 	exit 0
 fi
 

@@ -504,6 +504,9 @@ static uint8_t pat(uint64_t off)
 static int backend_log_has(const char *needle);
 static int backend_log_count(const char *needle);
 
+/* Guest packets of the last host_to_guest_stream() that moved fwd_cnt. */
+static int h2g_fwd_advances;
+
 /*
  * A 300000-byte host -> guest stream through a 20000-byte guest window,
  * checked byte for byte; returns how often the guest had to return
@@ -571,6 +574,7 @@ static int host_to_guest_stream(uint32_t *port)
 		assert_true(received - fwd_reported <= guest_buf);
 	}
 	assert_int_equal(received, sizeof(data));
+	h2g_fwd_advances = stalls + (received != fwd_reported);
 	/* The guest closes: SHUTDOWN both ways is answered by RST. */
 	r = ghdr(1234, host_port, VSOCK_OP_SHUTDOWN, 0, guest_buf, received);
 	r.flags = VSOCK_SHUTDOWN_RCV | VSOCK_SHUTDOWN_SEND;
@@ -591,12 +595,13 @@ static void test_host_to_guest(void **state)
 }
 
 /*
- * --flow-stats: the flow's line at its end counts its bytes and one
- * no-credit span per credit update the stream had to wait for.
+ * --flow-stats: the flow's line at its end counts its bytes, one
+ * no-credit span per credit update the stream had to wait for, and
+ * every guest packet that moved fwd_cnt.
  */
 static void test_flow_stats(void **state)
 {
-	char want[96];
+	char want[128];
 	uint32_t port;
 	int stalls;
 
@@ -605,7 +610,10 @@ static void test_flow_stats(void **state)
 	snprintf(want, sizeof(want), "flow host %u -> guest 1234: 300000 bytes in ",
 		 port);
 	assert_int_equal(backend_log_count(want), 1);
-	snprintf(want, sizeof(want), " in %d spans\n", stalls);
+	snprintf(want, sizeof(want), " in %d spans, without RX buffers ", stalls);
+	assert_true(backend_log_has(want));
+	snprintf(want, sizeof(want), "%%), fwd_cnt advanced by %d packets\n",
+		 h2g_fwd_advances);
 	assert_true(backend_log_has(want));
 	assert_false(backend_log_has("(100.") || backend_log_has("(-"));
 }

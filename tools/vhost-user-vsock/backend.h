@@ -100,6 +100,9 @@ struct conn {
 	uint64_t nocredit_since_ns;	/* 0: the guest's credit is not 0 */
 	uint64_t nocredit_ns;		/* closed no-credit spans */
 	uint64_t nocredit_spans;
+	uint64_t nobuf_since_ns;	/* 0: not waiting for a guest RX buffer */
+	uint64_t nobuf_ns;		/* closed waits for a guest RX buffer */
+	uint64_t fwd_advances;		/* guest packets that moved fwd_cnt */
 };
 
 /* An RST for a connection we do not have (or refused). */

@@ -195,26 +195,32 @@ static uint32_t conn_credit(const struct conn *c)
 }
 
 /*
- * --flow-stats: the host -> guest flow's account, at its end.  The share
- * without credit is the time the guest had granted no credit, between
+ * --flow-stats: the host -> guest flow's account, at its end.  Between
  * the flow's first data packet and its last packet or credit update,
- * whichever came later: the time the host sender was held back by the
- * guest's reader, measured where it happens, with nothing running in
- * the guest.  A span still open at the end (credit
- * the guest never needed to return) is not counted.
+ * whichever came later, it splits the host sender's time by what held
+ * it back, measured where it happens, with nothing running in the guest:
+ * - without credit: the guest had granted none (its reader is behind);
+ * - without RX buffers: it had credit and host data, but the guest's RX
+ *   queue had no buffer (the guest's RX worker is behind);
+ * the rest is the back-end moving data.  A wait still open at the end
+ * (credit the guest never needed to return) is not counted.  The number
+ * of guest packets that advanced fwd_cnt says how often credit came back.
  */
 static void flow_stats_log(const struct conn *c)
 {
-	double span, nocredit;
+	double span, nocredit, nobuf;
 
 	if (!c->h2g_bytes)
 		return;
 	span = (c->h2g_last_ns - c->h2g_first_ns) / 1e9;
 	nocredit = c->nocredit_ns / 1e9;
-	logmsg("flow host %u -> guest %u: %llu bytes in %.6f s, without credit %.6f s (%.2f %%) in %llu spans",
+	nobuf = c->nobuf_ns / 1e9;
+	logmsg("flow host %u -> guest %u: %llu bytes in %.6f s, without credit %.6f s (%.2f %%) in %llu spans, without RX buffers %.6f s (%.2f %%), fwd_cnt advanced by %llu packets",
 	       c->host_port, c->guest_port, (unsigned long long)c->h2g_bytes,
 	       span, nocredit, span > 0 ? 100.0 * nocredit / span : 0.0,
-	       (unsigned long long)c->nocredit_spans);
+	       (unsigned long long)c->nocredit_spans, nobuf,
+	       span > 0 ? 100.0 * nobuf / span : 0.0,
+	       (unsigned long long)c->fwd_advances);
 }
 
 /* A packet to the guest carried @n bytes of @c. */
@@ -229,8 +235,19 @@ static void flow_sent(struct backend *b, struct conn *c, uint32_t n)
 	if (!c->h2g_first_ns)
 		c->h2g_first_ns = now;
 	c->h2g_last_ns = now;
+	if (c->nobuf_since_ns) {
+		c->nobuf_ns += now - c->nobuf_since_ns;
+		c->nobuf_since_ns = 0;
+	}
 	if (!conn_credit(c) && !c->nocredit_since_ns)
 		c->nocredit_since_ns = now;
+}
+
+/* @c could send, but the guest's RX queue has no buffer for it. */
+static void flow_nobuf(struct backend *b, struct conn *c)
+{
+	if (b->flow_stats && c->h2g_first_ns && !c->nobuf_since_ns)
+		c->nobuf_since_ns = now_ns();
 }
 
 /* The guest's header just updated @c's credit. */
@@ -483,6 +500,8 @@ static void guest_packet(struct backend *b, const struct vu_chain *ch)
 			reply_rst(b, h.dst_port, h.src_port);
 		return;
 	}
+	if (h.fwd_cnt != c->peer_fwd_cnt)
+		c->fwd_advances++;
 	c->peer_buf_alloc = h.buf_alloc;
 	c->peer_fwd_cnt = h.fwd_cnt;
 	flow_credit(c);
@@ -701,6 +720,8 @@ static void rx_fill(struct backend *b)
 		}
 		if (r == 0) {
 			/* Out of buffers with work to do: ask for a kick. */
+			if (c)
+				flow_nobuf(b, c);
 			if (vu_vq_want_kick(vq))
 				continue;
 			break;
