@@ -8,6 +8,7 @@
 #                         [--scale N] [--cap SIZE] [--rtt-count N] [--no-trace]
 #                         [--trace-rounds N] [--trace-mode full|light]
 #                         [--reader blocking|epoll-et] [--vcpus 1|2]
+#                         [--socket stream|seqpacket] [--flows 1|2|4]
 #                         [--clock wall|icount] [--seconds T] [--no-tcp]
 #                         [--max-other CORES] [--max-steal PCT]
 #                         [--icount-sleep on|off] [--aslr on|off]
@@ -61,6 +62,16 @@
 # --reader epoll-et: the guest's receiver reads as an edge-triggered event
 # loop (vb-recv --epoll-et: non-blocking, EPOLLET, drained to EAGAIN, a
 # lost wake-up fails the run) instead of in blocking recv().
+# --socket seqpacket (loopback only): the transfers over SOCK_SEQPACKET
+# (vb-sender/vb-recv --seqpacket: each write one message, each recv() one
+# message, the 64 KiB receiver or recv() size = write size), which the
+# series leaves unbatched; no TCP column and no ping-pong (both are stream
+# workloads).  The lab's host back-end carries STREAM only.
+# --flows N (h2g only; 1, 2 or 4): the fixed, matched and traced
+# transfers as N parallel flows from the host (N senders started at once,
+# N receivers on vCPU 0), so the RX queue interleaves N flows and a run
+# of one flow ends where another's packet comes; throughput is the sum of
+# the flows' rates.
 # --vcpus 1: a one-vCPU guest, receiver and RX worker (and, on loopback,
 # the sender) on vCPU 0; the default 2 keeps the RX worker on vCPU 1.
 # --trace-rounds N: the traced transfers only in the first N rounds
@@ -178,7 +189,7 @@ usage() { # usage [STATUS]: the header comment; 2 (to stderr) unless told
 
 STATES=(baseline p1-3 patched)
 QUICK=0 PAIRS= PAYLOADS= LABEL= OUT= SCALE= CAP= RTT_COUNT= TRACE=1 MODE=loopback
-TRACE_ROUNDS= TRACE_MODE=full READER=blocking VCPUS=2
+TRACE_ROUNDS= TRACE_MODE=full READER=blocking VCPUS=2 SOCKET=stream FLOWS=1
 CLOCK=wall XSECS= TCP=1 MAX_OTHER= MAX_STEAL= ISLEEP= ASLR=on SCHEDF= GWRITES=
 PROFILE=0 RESUM= SERIES=
 while [ $# -gt 0 ]; do
@@ -197,6 +208,8 @@ while [ $# -gt 0 ]; do
 	--trace-mode) TRACE_MODE=${2-}; shift ;;
 	--reader) READER=${2-}; shift ;;
 	--vcpus) VCPUS=${2-}; shift ;;
+	--socket) SOCKET=${2-}; shift ;;
+	--flows) FLOWS=${2-}; shift ;;
 	--clock) CLOCK=${2-}; shift ;;
 	--seconds) XSECS=${2-}; shift ;;
 	--no-tcp) TCP=0 ;;
@@ -512,6 +525,17 @@ fi
 case $TRACE_MODE in full|light) ;; *) echo "${0##*/}: --trace-mode is full or light, not '$TRACE_MODE'" >&2; exit 2 ;; esac
 case $READER in blocking|epoll-et) ;; *) echo "${0##*/}: --reader is blocking or epoll-et, not '$READER'" >&2; exit 2 ;; esac
 case $VCPUS in 1|2) ;; *) echo "${0##*/}: --vcpus is 1 or 2, not '$VCPUS'" >&2; exit 2 ;; esac
+case $SOCKET in
+stream) ;;
+seqpacket)
+	[ "$MODE" = loopback ] ||
+		{ echo "${0##*/}: --socket seqpacket is for --mode loopback (the lab's back-end carries STREAM only)" >&2; exit 2; }
+	TCP=0 RTT_WANT= ;;
+*) echo "${0##*/}: --socket is stream or seqpacket, not '$SOCKET'" >&2; exit 2 ;;
+esac
+case $FLOWS in 1|2|4) ;; *) echo "${0##*/}: --flows is 1, 2 or 4, not '$FLOWS'" >&2; exit 2 ;; esac
+[ "$FLOWS" = 1 ] || [ "$MODE" = h2g ] ||
+	{ echo "${0##*/}: --flows is for --mode h2g (parallel flows from the host)" >&2; exit 2; }
 [ "$TRACE" = 1 ] || TRACE_ROUNDS=0
 ((TRACE_ROUNDS <= PAIRS)) || TRACE_ROUNDS=$PAIRS
 ((TRACE_ROUNDS > 0)) || TRACE=0
@@ -577,6 +601,7 @@ if [ "$MODE" = h2g ]; then
 else
 	transport="vsock loopback (CID 1) inside one guest"
 fi
+[ "$SOCKET" = stream ] || transport+=", SOCK_SEQPACKET"
 machine=$(jq -n --arg transport "$transport" --arg cpu "$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)" \
 	--arg ncpu "$(nproc)" --arg host "$(uname -sr)" --argjson vcpus "$VCPUS" \
 	--arg qemu "$(qemu-system-x86_64 --version | head -n 1)" \
@@ -594,6 +619,8 @@ if [ "$TRACE" = 1 ]; then cmd+=" --trace-rounds $TRACE_ROUNDS"; else cmd+=" --no
 [ "$TRACE" = 0 ] || [ "$TRACE_MODE" = full ] || cmd+=" --trace-mode $TRACE_MODE"
 [ "$READER" = blocking ] || cmd+=" --reader $READER"
 [ "$VCPUS" = 2 ] || cmd+=" --vcpus $VCPUS"
+[ "$SOCKET" = stream ] || cmd+=" --socket $SOCKET"
+[ "$FLOWS" = 1 ] || cmd+=" --flows $FLOWS"
 [ "$CLOCK" = wall ] || cmd+=" --clock $CLOCK"
 [ "$CLOCK" = wall ] || cmd+=" --icount-sleep $ISLEEP"
 [ -z "$XSECS" ] || cmd+=" --seconds $XSECS"
@@ -607,7 +634,7 @@ cmd+=" --label $LABEL"
 experiment=$(jq -n --argjson s "$SCALE" --argjson c "$CAPB" --argjson n "$RTT_COUNT" \
 	--argjson w "$PP_WARMUP" --argjson t "$TRACE" --arg mode "$MODE" \
 	--arg clock "$CLOCK" --arg xsecs "$XSECS" --argjson tr "$TRACE_ROUNDS" --arg tm "$TRACE_MODE" --arg reader "$READER" --argjson vcpus "$VCPUS" \
-	--argjson tcp "$TCP" --arg mo "$MAX_OTHER" --arg ms "$MAX_STEAL" --arg isl "$ISLEEP" \
+	--arg socket "$SOCKET" --argjson flows "$FLOWS" --argjson tcp "$TCP" --arg mo "$MAX_OTHER" --arg ms "$MAX_STEAL" --arg isl "$ISLEEP" \
 	--arg aslr "$ASLR" --arg schedf "$SCHEDF" --argjson prof "$PROFILE" --arg gw "$GWRITES" \
 	'{mode: $mode, clock: $clock,
 	  icount_sleep: (if $clock == "icount" then $isl else null end),
@@ -617,6 +644,9 @@ experiment=$(jq -n --argjson s "$SCALE" --argjson c "$CAPB" --argjson n "$RTT_CO
 	    "QEMU -icount shift=0,sleep=off: guest time = instructions (1 ns each), all vCPUs serialised in one host thread; insn_* samples are exact per-vCPU guest instruction counts (vb-insns plugin) from accept() to EOF; measures work, not parallel throughput"
 	   else "TCG wall clock: guest time follows the host; throughput and RTT depend on host load" end),
 	  bytes_rule: "payload * scale, at most cap", scale: $s, cap_bytes: $c,
+	  socket: (if $socket == "seqpacket" then "SOCK_SEQPACKET (vb-sender/vb-recv --seqpacket: one message per write and per recv()); no TCP, no ping-pong" else "SOCK_STREAM" end),
+	  flows: $flows,
+	  flows_note: (if $flows > 1 then "fixed, matched and traced transfers: \($flows) parallel flows from the host (flow k > 0 to port P + 10000 k), one vb-recv each on vCPU 0; tput_* = the sum of the rates of the flows, recv_calls_* the sum of their recv() calls; the back-end'"'"'s flow statistics and sender-stall.sh read flow 0" else null end),
 	  receiver: (if $reader == "epoll-et" then "vb-recv --epoll-et pinned to vCPU 0 (non-blocking recv() to EAGAIN after each EPOLLET event)" else "vb-recv pinned to vCPU 0 (blocking recv)" end),
 	  aslr: (if $aslr == "on" then "on (the kernel default, randomize_va_space = 2)" else "off: randomize_va_space = 0 for the whole of every guest boot (/init, VB_ASLR=off)" end),
 	  sched_features: (if $schedf == "" then "the kernel defaults" else "set for the whole of every guest boot (/init, VB_SCHED_FEATURES): \($schedf)" end),
@@ -738,6 +768,7 @@ for ((r = 0; r < PAIRS; r++)); do
 		env=(PAYLOADS="${PL[*]}" SCALE="$SCALE" CAP="$CAPB" RTT_SIZES="${RTT[*]}"
 		     PP_COUNT="$RTT_COUNT" PP_WARMUP="$PP_WARMUP" TRACE="$traced"
 		     TRACE_MODE="$TRACE_MODE" READER="$READER" VCPUS="$VCPUS"
+		     SOCKET="$SOCKET" FLOWS="$FLOWS"
 		     CLOCK="$CLOCK" XFER_SECONDS="$XSECS" TCP="$TCP" VB_ASLR="$ASLR"
 		     VB_SCHED_FEATURES="$SCHEDF" VB_GUEST_WRITES="$GWRITES")
 		devargs=()

@@ -27,9 +27,16 @@
 # the transfer.  scripts/xfer-watch.sh runs beside, for the whole run: the
 # host's busy/steal time and QEMU's and the back-end's CPU per transfer.
 #
+# FLOWS (1, 2 or 4): the fixed, matched and traced transfers as that many
+# parallel flows, flow k > 0 to the guest's port P + 10000 * k, all
+# started at once once every flow's listener is up; their senders run
+# under one `time` (raw/host.NAME.time holds all of their CPU, so the
+# exclusion rule sees the whole host sender), flow k's output in
+# raw/host.NAME.fK.tx.out.
+#
 # Environment: VB_UDS, VB_OUTDIR, VB_GUEST_PID (from guest-run.sh -H);
 # PAYLOADS, SCALE, CAP, XFER_SECONDS, RTT_SIZES, PP_COUNT, PP_WARMUP,
-# TRACE, WARMUP, TCP as given to the guest (XFER_SECONDS: the fixed,
+# TRACE, WARMUP, TCP, FLOWS as given to the guest (XFER_SECONDS: the fixed,
 # matched and TCP transfers are `--seconds` ones, the others SCALE/CAP
 # bytes).  Output: VB_OUTDIR/host-samples.jsonl, VB_OUTDIR/raw/host.*,
 # VB_OUTDIR/host-xfer.tsv.
@@ -41,7 +48,8 @@ VU=$VB_ROOT/build/vhost-user-vsock
 : "${VB_OUTDIR:?}" "${VB_GUEST_PID:?}" "${PAYLOADS:?}" "${SCALE:?}" "${CAP:?}"
 RTT_SIZES=${RTT_SIZES-} XFER_SECONDS=${XFER_SECONDS-}
 PP_COUNT=${PP_COUNT:-500} PP_WARMUP=${PP_WARMUP:-50} TRACE=${TRACE:-1}
-TCP=${TCP:-0}
+TCP=${TCP:-0} FLOWS=${FLOWS:-1}
+case $FLOWS in 1|2|4) ;; *) echo "h2g-host: FLOWS is 1, 2 or 4, not '$FLOWS'" >&2; exit 2 ;; esac
 for n in $PAYLOADS $RTT_SIZES $SCALE $CAP $PP_COUNT $PP_WARMUP; do
 	[[ "$n" =~ ^[0-9]+$ ]] || { echo "h2g-host: bad number '$n'" >&2; exit 2; }
 done
@@ -91,22 +99,46 @@ amount_for() { # amount_for PAYLOAD KIND: send's --bytes or --seconds, as the gu
 	echo "--bytes $b"
 }
 
-# send NAME PAYLOAD: the host sender of the guest's next transfer (NAME
-# tcp.*: over TCP to the guest's NIC, never vsock: this host's own vsock
-# device is not the lab's)
+# send NAME PAYLOAD: the host sender(s) of the guest's next transfer
+# (NAME tcp.*: over TCP to the guest's NIC, never vsock: this host's own
+# vsock device is not the lab's)
 send() {
 	port=$((port + 1))
-	local TIMEFORMAT='%3U %3S %3R' rc sender
+	local TIMEFORMAT='%3U %3S %3R' rc sender n=1 k
+	case $1 in fixed.*|match.*|traced.*) n=$FLOWS ;; esac
 	wait_listen "$raw/$1.rx.out" "$port" || return 1
+	for ((k = 1; k < n; k++)); do
+		wait_listen "$raw/$1.f$k.rx.out" $((port + 10000 * k)) || return 1
+	done
 	case $1 in
 	tcp.*)	sender=("$VB_ROOT/build/vb-sender" "--tcp=$VB_NET_GUEST") ;;
 	*)	sender=("$VU" send --uds "$VB_UDS") ;;
 	esac
 	# shellcheck disable=SC2046 # amount_for's two words
-	{ time "${sender[@]}" --port "$port" $(amount_for "$2" "${1%%.*}") \
-		--buf-size "$2" --retry 10 >"$raw/host.$1.tx.out" 2>&1; } 2>"$raw/host.$1.time"
+	{ time send_flows "$1" "$2" "$n" "${sender[@]}"; } 2>"$raw/host.$1.time"
 	rc=$?
 	[ $rc -eq 0 ] || fail "$1 (port $port): sender exited $rc: $(tail -n 1 "$raw/host.$1.tx.out")"
+}
+
+# send_flows NAME PAYLOAD N SENDER...: N senders at once, flow k to port
+# + 10000 * k; the status of the first that failed
+send_flows() {
+	local name=$1 p=$2 n=$3 k rc=0 pids=() f
+	shift 3
+	for ((k = 0; k < n; k++)); do
+		f=$raw/host.$name.tx.out
+		((k == 0)) || f=$raw/host.$name.f$k.tx.out
+		# shellcheck disable=SC2046 # amount_for's two words
+		"$@" --port $((port + 10000 * k)) $(amount_for "$p" "${name%%.*}") \
+			--buf-size "$p" --retry 10 >"$f" 2>&1 &
+		pids+=($!)
+	done
+	for k in "${pids[@]}"; do
+		wait "$k"
+		f=$?
+		((f == 0 || rc != 0)) || rc=$f
+	done
+	return $rc
 }
 
 # jnum FILE KEY: KEY of the JSON line in FILE (a number)

@@ -28,6 +28,11 @@
 # other parts shrank; time per MiB cannot, so this is the table that says
 # which side of the guest got slower or faster.  Each cell: the mean, and
 # for other states its paired difference from baseline [95 % CI].
+# --per-mib --vs STATE: one tab-separated row per payload and transfer
+# kind, baseline against STATE: payload, kind, n pairs, then for each of
+# the five columns baseline's mean, STATE's mean, the paired difference
+# and its interval ("nan" where the set has no such figure).
+# In sets with parallel flows (experiment.sh --flows) it reads flow 0.
 # Transfers the set's exclusion rule drops (manifest.json, host load
 # per transfer in runs/*/host-xfer.jsonl) are left out, as in the set's
 # report; warm-ups are never excluded, as there.  Sets without flow lines
@@ -37,14 +42,19 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 usage() {
-	echo "usage: ${0##*/} [--tsv | --vs STATE | --per-mib] SET [SET...]" >&2
+	echo "usage: ${0##*/} [--tsv | --vs STATE | --per-mib [--vs STATE]] SET [SET...]" >&2
 	exit 2
 }
 
 TSV=0 VS= PERMIB=0
 case "${1:-}" in
 --tsv) TSV=1; shift ;;
---per-mib) PERMIB=1; shift ;;
+--per-mib)
+	PERMIB=1; shift
+	if [ "${1:-}" = --vs ]; then
+		[ $# -ge 2 ] || usage
+		VS=$2; shift 2
+	fi ;;
 --vs) [ $# -ge 2 ] || usage; VS=$2; shift 2 ;;
 esac
 [ $# -ge 1 ] || usage
@@ -82,6 +92,8 @@ for set in "$@"; do
 		for out in "$run"/raw/host.*.tx.out; do
 			[ -f "$out" ] || continue
 			b=${out##*/host.}; b=${b%.tx.out}
+			# flow 0 of a set with parallel flows (--flows)
+			case $b in *.f[0-9]) continue ;; esac
 			kind=${b%%.*}; payload=${b#*.}
 			port=$(sed -n 's/^host_port: //p' "$out")
 			[ -n "$port" ] || continue
@@ -124,9 +136,11 @@ if [ "$TSV" = 1 ]; then
 fi
 
 if [ "$PERMIB" = 1 ]; then
+	[ -n "$VS" ] || {
 	echo "| payload | transfer | state | n | time per MiB, ms | without credit, ms/MiB | with credit, no RX buffer, ms/MiB | with credit, moving, ms/MiB | credit returns per MiB |"
 	echo "|---|---|---|---:|---|---|---|---|---|"
-	sort -t$'\t' -k1,1n -k2,2 -k3,3 "$rows" | awk -F'\t' '
+	}
+	sort -t$'\t' -k1,1n -k2,2 -k3,3 "$rows" | awk -F'\t' -v vs="$VS" '
 	BEGIN {
 		split("12.71 4.30 3.18 2.78 2.57 2.45 2.36 2.31 2.26 2.23 2.20 2.18 2.16 2.14 2.13 2.12 2.11 2.10 2.09 2.09 2.08 2.07 2.07 2.06 2.06 2.06 2.05 2.05 2.05", T, " ")
 		M = 5
@@ -165,7 +179,40 @@ if [ "$PERMIB" = 1 ]; then
 		h = tq(dn - 1) * sqrt(((dq - ds * ds / dn) / (dn - 1) > 0 ? (dq - ds * ds / dn) / (dn - 1) : 0) / dn)
 		return sprintf("%s (%+.2f [%+.2f, %+.2f])", mean, ds / dn, ds / dn - h, ds / dn + h)
 	}
+	# paired(c, m): sets PN, PB, PS, PD, PH for state cell c against
+	# baseline in column m (pairs, means, difference, half-width)
+	function paired(c, m,   b, r, d, ds, dq, dn, bs, ss, v) {
+		b = pl[c] SUBSEP kd[c] SUBSEP "baseline"
+		ds = dq = dn = bs = ss = 0
+		for (r in rounds)
+			if (((c, r, m) in val) && ((b, r, m) in val)) {
+				d = val[c, r, m] - val[b, r, m]; ds += d; dq += d * d; dn++
+				bs += val[b, r, m]; ss += val[c, r, m]
+			}
+		PN = dn
+		if (dn < 2) return 0
+		v = (dq - ds * ds / dn) / (dn - 1)
+		PB = bs / dn; PS = ss / dn; PD = ds / dn
+		PH = tq(dn - 1) * sqrt((v > 0 ? v : 0) / dn)
+		return 1
+	}
 	END {
+		if (vs != "") {
+			for (i = 1; i <= nc; i++) {
+				c = order[i]
+				if (st[c] != vs) continue
+				line = ""; np = 0
+				for (m = 1; m <= M; m++) {
+					if (!miss[c, m] && paired(c, m)) {
+						line = line sprintf("\t%.4f\t%.4f\t%+.4f\t%+.4f\t%+.4f", PB, PS, PD, PD - PH, PD + PH)
+						if (PN > np) np = PN
+					} else
+						line = line "\tnan\tnan\tnan\tnan\tnan"
+				}
+				if (np) printf "%s\t%s\t%d%s\n", pl[c], kd[c], np, line
+			}
+			exit
+		}
 		for (i = 1; i <= nc; i++) {
 			c = order[i]
 			printf "| %s | %s | %s | %d", pl[c], kd[c], st[c], cnt[c]

@@ -6,6 +6,7 @@
 #   scripts/series-tables.sh [--md] icount SET
 #   scripts/series-tables.sh [--md] traced [--state NAME[=LABEL]] SET [SET...]
 #   scripts/series-tables.sh [--md] stall [--state NAME[=LABEL]] SET
+#   scripts/series-tables.sh [--md] sendertime [--state NAME[=LABEL]] SET
 #   scripts/series-tables.sh [--md] rtt SET
 #
 # wall: RX throughput with a fixed 64 KiB recv(), baseline -> patched,
@@ -25,6 +26,12 @@
 # counts it (scripts/sender-stall.sh), untraced and traced, baseline
 # against patched (or --state): the means and the difference in points,
 # paired by round, with its 95 % CI.
+# sendertime: the same untraced transfers (fixed 64 KiB receiver) as the
+# host sender's time per MiB, split by what held it back (sender-stall.sh
+# --per-mib): without credit, with credit but no guest RX buffer (sets
+# whose back-end logs it), moving data; and the guest packets per MiB
+# that returned credit; baseline, patched (or --state), the paired
+# difference with its 95 % CI.
 # rtt: ping-pong round-trip time, baseline -> patched, per RTT size: the
 # change of p50, p99 and (where the set has it) p99.9, with CIs and n.
 # Plain text (a cover letter's) by default, --md for Markdown.
@@ -34,7 +41,7 @@ set -uo pipefail
 me=${0##*/}
 
 usage() {
-	echo "usage: $me [--md] wall SET [SET2] | icount SET | traced|stall [--state NAME[=LABEL]] SET [SET...] | rtt SET" >&2
+	echo "usage: $me [--md] wall SET [SET2] | icount SET | traced|stall|sendertime [--state NAME[=LABEL]] SET [SET...] | rtt SET" >&2
 	exit 2
 }
 
@@ -43,9 +50,9 @@ MD=0
 [ $# -ge 2 ] || usage
 kind=$1
 shift
-case $kind in wall|icount|traced|stall|rtt) ;; *) usage ;; esac
+case $kind in wall|icount|traced|stall|sendertime|rtt) ;; *) usage ;; esac
 state=patched label=
-if { [ "$kind" = traced ] || [ "$kind" = stall ]; } && [ "${1:-}" = --state ]; then
+if [[ $kind == traced || $kind == stall || $kind == sendertime ]] && [ "${1:-}" = --state ]; then
 	[ $# -ge 3 ] || usage
 	state=${2%%=*} label=${2#*=}
 	shift 2
@@ -152,5 +159,21 @@ stall)
 			$2 == "fixed" ? "untraced" : "traced (" tm ")", $4, $5, $6, $7, $8, $3
 	}' <<<"$a" | pl |
 		table payload transfer baseline "$label" "difference, points [95 % CI]" n ;;
+sendertime)
+	[ $# -eq 1 ] || usage
+	a=$("$VB_ROOT/scripts/sender-stall.sh" --per-mib --vs "$state" "$1") || exit 1
+	[ -n "$a" ] || { echo "$me: $1: no state '$state' beside baseline" >&2; exit 1; }
+	awk -F'\t' '$2 == "fixed" {
+		split("time per MiB, ms|without credit, ms|credit, no RX buffer, ms|moving data, ms|credit returns", name, "|")
+		# without the RX-buffer column the rest is all the time with credit
+		if ($14 == "nan") name[4] = "with credit, ms"
+		for (m = 0; m < 5; m++) {
+			f = 4 + 5 * m
+			if ($f == "nan") continue
+			printf "%s\t%s\t%.2f\t%.2f\t%+.2f [%+.2f, %+.2f]\t%d\n", $1, name[m + 1],
+				$f, $(f + 1), $(f + 2), $(f + 3), $(f + 4), $3
+		}
+	}' <<<"$a" | pl |
+		table payload "per MiB" baseline "$label" "difference [95 % CI]" n ;;
 *) usage ;;
 esac

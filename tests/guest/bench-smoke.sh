@@ -80,6 +80,8 @@ get() {
 }
 
 # stream NAME SENDER_WRITE BYTES RECV_ARGS...: one vb-recv + vb-sender run
+# (the sender also gets $sender_args)
+sender_args=
 stream() {
 	name=$1 wsize=$2 bytes=$3
 	shift 3
@@ -87,7 +89,7 @@ stream() {
 	vb-recv --port $port --expect-bytes "$bytes" "$@" \
 		>"$out/$name.rx.out" 2>&1 &
 	rpid=$!
-	vb-sender --cid 1 --port $port --bytes "$bytes" \
+	vb-sender --cid 1 --port $port --bytes "$bytes" $sender_args \
 		--buf-size "$wsize" --retry 10 >"$out/$name.tx.out" 2>&1
 	src=$?
 	if [ $src -ne 0 ]; then
@@ -146,6 +148,31 @@ stream epollet4k 4K 16M --recv-size 4K --epoll-et --idle-timeout 20 --cpu 0
 w=$(get "$out/epollet64.rx.kv" epoll_waits)
 [ "$(get "$out/epollet64.rx.kv" reader)" = epoll-et ] && [ "${w:-0}" -gt 0 ] ||
 	fail "epollet64: reader '$(get "$out/epollet64.rx.kv" reader)', $w epoll_wait() returns"
+# SOCK_SEQPACKET, which the series leaves to the per-packet path: every
+# recv() is one whole message, so the calls are exactly messages + EOF
+sender_args=--seqpacket
+stream seqpkt4k 4K 8M --seqpacket --recv-size 64K --cpu 0
+stream seqpkt64k 64K 16M --seqpacket --recv-size 64K --cpu 0
+sender_args=
+for m in seqpkt4k:4096:8388608 seqpkt64k:65536:16777216; do
+	n=${m%%:*} w=${m#*:}; b=${w#*:}; w=${w%%:*}
+	c=$(get "$out/$n.rx.kv" recv_calls)
+	[ "$c" = $((b / w + 1)) ] || fail "$n: $c recv() calls, want one per message, $((b / w + 1))"
+	[ "$(get "$out/$n.rx.kv" transport)" = vsock-seqpacket ] ||
+		fail "$n: transport '$(get "$out/$n.rx.kv" transport)', want vsock-seqpacket"
+done
+# a message longer than the recv() size is an error, not a short count
+port=$((port + 1))
+vb-recv --seqpacket --port $port --recv-size 1K >"$out/seqtrunc.rx.out" 2>&1 &
+rpid=$!
+vb-sender --seqpacket --cid 1 --port $port --bytes 64K --buf-size 4K --retry 10 \
+	>"$out/seqtrunc.tx.out" 2>&1
+wait $rpid
+rc=$?
+[ $rc -eq 1 ] && grep -q "Message too long" "$out/seqtrunc.rx.out" ||
+	fail "seqtrunc: vb-recv exit $rc, '$(tail -n 1 "$out/seqtrunc.rx.out")', want 1 and EMSGSIZE"
+vb-recv --seqpacket --tcp --port 1 >/dev/null 2>&1
+[ $? -eq 2 ] || fail "vb-recv --seqpacket --tcp: want exit 2"
 # match: recv size = 64 so calls must be exactly bytes/64 + 1 here
 c=$(get "$out/match64.rx.kv" recv_calls)
 [ "$c" = $((262144 / 64 + 1)) ] || fail "match64: $c recv() calls, want $((262144 / 64 + 1))"

@@ -29,6 +29,14 @@
 #   TRACE_MODE full (default) or light: the tracer's mode in that run
 #   VCPUS      2 (default): receiver on vCPU 0, RX worker (and loopback
 #              sender) on vCPU 1; 1: all of them on vCPU 0
+#   FLOWS      1 (default), 2 or 4 (h2g only): the fixed, matched and
+#              traced transfers run as that many parallel flows from the
+#              host, flow k > 0 to port P + 10000 * k, each its own vb-recv
+#              on vCPU 0 (raw/NAME.fK.rx.out); their throughput samples
+#              are the sum of the flows' rates (as iperf -P reports),
+#              their recv() counts the sum of the flows'
+#   SOCKET     stream (default) or seqpacket (loopback only): the vsock
+#              transfers' socket type (vb-sender/vb-recv --seqpacket)
 #   READER     blocking (default): vb-recv in blocking recv(); epoll-et:
 #              vb-recv --epoll-et (non-blocking, EPOLLET, drained to EAGAIN)
 #   STATE      kernel state name, stored as a label in traced files
@@ -103,6 +111,21 @@ full|light) ;;
 esac
 STATE=${STATE:-unknown}
 MODE=${MODE:-loopback}
+SOCKET=${SOCKET:-stream}
+FLOWS=${FLOWS:-1}
+case $FLOWS in
+1|2|4) ;;
+*) echo "experiment-run: FLOWS is 1, 2 or 4, not '$FLOWS'"; exit 2 ;;
+esac
+[ "$FLOWS" = 1 ] || [ "$MODE" = h2g ] ||
+	{ echo "experiment-run: FLOWS > 1 is for h2g (parallel flows from the host)"; exit 2; }
+case $SOCKET in
+stream) sock_arg= ;;
+seqpacket) sock_arg=--seqpacket ;;
+*) echo "experiment-run: SOCKET is stream or seqpacket, not '$SOCKET'"; exit 2 ;;
+esac
+[ "$SOCKET" = stream ] || [ "$MODE" = loopback ] ||
+	{ echo "experiment-run: SOCKET=seqpacket is for loopback (the host back-end carries STREAM only)"; exit 2; }
 CLOCK=${CLOCK:-wall}
 XFER_SECONDS=${XFER_SECONDS-}
 TCP=${TCP:-1}
@@ -238,6 +261,14 @@ stream_h2g() {
 	# time-bounded: the host's sender decides the bytes
 	timed "${name%%.*}" || set -- --expect-bytes "$bytes" "$@"
 	case $name in tcp.*) set -- "$tcp_arg" "$@" ;; esac
+	# the other flows' receivers, beside the first one's
+	fpids= k=1
+	while [ "$k" -lt "$(flows_of "$name")" ]; do
+		vb-recv --port $((port + 10000 * k)) --cpu 0 $reader_arg "$@" \
+			>"$out/raw/$name.f$k.rx.out" 2>&1 &
+		fpids="$fpids $!"
+		k=$((k + 1))
+	done
 	set -- vb-recv --port $port --cpu 0 $reader_arg "$@"
 	if [ "$traced" = 1 ]; then
 		set -- vsockbatch record -m "$TRACE_MODE" -o "$out/traced/$p.json" \
@@ -246,11 +277,38 @@ stream_h2g() {
 	fi
 	"$@" >"$rx" 2>&1
 	rrc=$?
+	k=1
+	for fp in $fpids; do
+		if ! wait "$fp"; then
+			fail "$name: flow $k's receiver failed: $(tail -n 1 "$out/raw/$name.f$k.rx.out")"
+			rrc=1
+		fi
+		k=$((k + 1))
+	done
 	if [ $rrc -ne 0 ]; then
 		fail "$name: receiver side exited $rrc: $(tail -n 1 "$rx")"
 		return 1
 	fi
 	return 0
+}
+
+# flows_of NAME: how many parallel flows transfer NAME runs as
+flows_of() {
+	case $1 in fixed.*|match.*|traced.*) echo "$FLOWS" ;; *) echo 1 ;; esac
+}
+
+# flows_sum KEY: vb-recv's KEY summed over the flows of the last transfer
+# ($rx and its raw/NAME.fK.rx.out beside it)
+flows_sum() {
+	fs_t=$(jval "$rx" vb-recv "$1")
+	k=1
+	while [ "$k" -lt "$(flows_of "$xfer")" ]; do
+		fs_v=$(jval "${rx%.rx.out}.f$k.rx.out" vb-recv "$1")
+		[ -n "$fs_v" ] || { echo; return; }
+		fs_t=$(awk -v a="$fs_t" -v b="$fs_v" 'BEGIN { printf "%.6f", a + b }')
+		k=$((k + 1))
+	done
+	echo "$fs_t"
 }
 
 # xmark TEXT: "VB-XFER TEXT" straight onto the console, where the host's
@@ -296,6 +354,9 @@ stream_one() {
 	tcp.*)
 		set -- --tcp "$@"
 		peer=--tcp ;;
+	*)
+		[ -z "$sock_arg" ] || set -- $sock_arg "$@"
+		peer="$peer $sock_arg" ;;
 	esac
 	vb-recv --port $port --cpu 0 $reader_arg $expect "$@" >"$rx" 2>&1 &
 	rpid=$!
@@ -325,6 +386,7 @@ stream_one() {
 	echo "kernel: $(uname -r) $(uname -v)"
 	echo "state: $STATE"
 	echo "mode: $MODE"
+	echo "socket: $SOCKET"
 	echo "cpus: $(grep -c ^processor /proc/cpuinfo)"
 	echo "clocksource: $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)"
 	echo "payloads: $PAYLOADS"
@@ -395,14 +457,14 @@ for p in $PAYLOADS; do
 	b0=$(cpu_busy)
 	if stream "fixed.$p" "$p" 0 --recv-size 64K --rcvlowat 1; then
 		b1=$(cpu_busy)
-		sample "$p" tput_fixed_gbps "$(jval "$rx" vb-recv gbps)"
-		sample "$p" recv_calls_fixed "$(jval "$rx" vb-recv recv_calls)"
-		stat_samples "$p" "$(jval "$rx" vb-recv bytes)" "$b0" "$b1"
+		sample "$p" tput_fixed_gbps "$(flows_sum gbps)"
+		sample "$p" recv_calls_fixed "$(flows_sum recv_calls)"
+		stat_samples "$p" "$(flows_sum bytes)" "$b0" "$b1"
 		ctxsw_samples "$p"
 	fi
 	if stream "match.$p" "$p" 0 --recv-size match --buf-size "$p"; then
-		sample "$p" tput_match_gbps "$(jval "$rx" vb-recv gbps)"
-		sample "$p" recv_calls_match "$(jval "$rx" vb-recv recv_calls)"
+		sample "$p" tput_match_gbps "$(flows_sum gbps)"
+		sample "$p" recv_calls_match "$(flows_sum recv_calls)"
 	fi
 	# The same transfer as fixed.$p over TCP (Nagle on, as a user gets
 	# it): the vsock/TCP column.

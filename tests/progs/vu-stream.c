@@ -140,7 +140,7 @@ int main(int argc, char **argv)
 	key = stress_flow_key(seed, 0);
 
 	if (sending) {
-		fd = bench_vsock_connect(cid, port, -1U, 0, 30.0);
+		fd = bench_vsock_connect(SOCK_STREAM, cid, port, -1U, 0, 30.0);
 		if (fd < 0) {
 			fprintf(stderr, PROG ": connect %llu:%llu: %s\n", (unsigned long long)cid,
 				(unsigned long long)port, strerror(-fd));
@@ -164,7 +164,7 @@ int main(int argc, char **argv)
 		t1 = bench_now_ns();
 		close(fd);
 	} else {
-		lfd = bench_vsock_listen(port, 0);
+		lfd = bench_vsock_listen(SOCK_STREAM, port, 0);
 		if (lfd < 0) {
 			fprintf(stderr, PROG ": listen on port %llu: %s\n",
 				(unsigned long long)port, strerror(-lfd));

@@ -41,6 +41,8 @@ static void usage(FILE *f)
 "\n"
 "  --port PORT          listen port (default 1234)\n"
 "  --tcp[=ADDR]         TCP on ADDR (IPv4, default 127.0.0.1) instead of vsock\n"
+"  --seqpacket          a vsock SOCK_SEQPACKET socket: one message per recv();\n"
+"                       a message longer than the recv() size is an error\n"
 "  --recv-size SIZE     bytes per recv() call (default 64K), or 'match':\n"
 "                       use the sender's write size given by --buf-size\n"
 "  --buf-size SIZE      the sender's write size (needed with 'match')\n"
@@ -60,12 +62,20 @@ static void usage(FILE *f)
 "Exit: 0 ok, 1 runtime error, 2 bad arguments.\n");
 }
 
+static int seqpacket;		/* --seqpacket */
+
+/* One recv(): on SOCK_SEQPACKET one whole message, or -1 with EMSGSIZE. */
+static ssize_t recv_one(int fd, char *buf, uint64_t size)
+{
+	return seqpacket ? bench_recv_msg(fd, buf, size) : recv(fd, buf, size, 0);
+}
+
 /* Blocking recv() to EOF.  0, or 1 with the reason printed. */
 static int recv_blocking(int fd, char *buf, uint64_t size, uint64_t *total,
 			 uint64_t *calls, uint64_t *t_first)
 {
 	for (;;) {
-		ssize_t n = recv(fd, buf, size, 0);
+		ssize_t n = recv_one(fd, buf, size);
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -125,7 +135,7 @@ static int recv_epoll_et(int fd, char *buf, uint64_t size, uint64_t idle_s,
 			break;
 		}
 		for (;;) {
-			ssize_t r = recv(fd, buf, size, 0);
+			ssize_t r = recv_one(fd, buf, size);
 
 			if (r < 0 && errno == EINTR)
 				continue;
@@ -162,6 +172,7 @@ int main(int argc, char **argv)
 		BENCH_OPT_VSK,
 		BENCH_OPT_CPU,
 		BENCH_OPT_TCP,
+		BENCH_OPT_SEQPACKET,
 		{ "expect-bytes", required_argument, NULL, O_EXPECT },
 		{ "insn-mark", required_argument, NULL, O_MARK },
 		{ "epoll-et", no_argument, NULL, O_EPOLLET },
@@ -216,6 +227,7 @@ int main(int argc, char **argv)
 			break;
 		}
 	}
+	seqpacket = a.seqpacket;
 	if (match) {
 		if (!buf_size)
 			bench_usage_error(&a, "--recv-size match needs --buf-size (the sender's write size)");

@@ -27,6 +27,7 @@ static void usage(FILE *f)
 "\n"
 "  --cid CID          peer context id (1 = loopback, 2 = host); also --sender\n"
 "  --tcp[=ADDR]       TCP over IPv4 to ADDR (default 127.0.0.1) instead of vsock\n"
+"  --seqpacket        a vsock SOCK_SEQPACKET socket: each send() one message\n"
 "  --port PORT        peer port (default 1234)\n"
 "  --src-port PORT    bind the local end to PORT first (vsock only)\n"
 "  --bytes SIZE       total bytes to send (default 64M)\n"
@@ -57,6 +58,7 @@ int main(int argc, char **argv)
 		BENCH_OPT_CPU,
 		BENCH_OPT_RETRY,
 		BENCH_OPT_TCP,
+		BENCH_OPT_SEQPACKET,
 		BENCH_OPT_HELP,
 		{ NULL, 0, NULL, 0 },
 	};

@@ -324,6 +324,8 @@ int bench_args_next(struct bench_args *a, int argc, char **argv,
 						  argv[optind]);
 			if (a->tcp && a->vsk_size)
 				bench_usage_error(a, "--vsk-size is a vsock option, not one of --tcp");
+			if (a->tcp && a->seqpacket)
+				bench_usage_error(a, "--seqpacket is a vsock socket type, not one of --tcp");
 			return -1;
 		case BENCH_O_PORT:
 			a->port = bench_arg_u64(a, "port", optarg, UINT32_MAX);
@@ -347,6 +349,9 @@ int bench_args_next(struct bench_args *a, int argc, char **argv,
 			if (optarg && inet_pton(AF_INET, optarg, &a->tcp_addr) != 1)
 				bench_bad_arg(a, "tcp", optarg);
 			break;
+		case BENCH_O_SEQPACKET:
+			a->seqpacket = 1;
+			break;
 		case BENCH_O_HELP:
 			a->usage(stdout);
 			exit(0);
@@ -362,7 +367,9 @@ int bench_args_next(struct bench_args *a, int argc, char **argv,
 
 const char *bench_transport_name(const struct bench_args *a)
 {
-	return a->tcp ? "tcp" : "vsock";
+	if (a->tcp)
+		return "tcp";
+	return a->seqpacket ? "vsock-seqpacket" : "vsock";
 }
 
 int bench_args_pin(const struct bench_args *a)

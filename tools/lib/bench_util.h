@@ -87,7 +87,8 @@ void bench_json_begin_tool(struct bench_json *j, FILE *f, const char *tool);
 
 /*
  * Command line of the benchmark programs.  The options they all take the
- * same way (--port, --vsk-size, --cpu, --retry, --tcp, --help) are parsed here;
+ * same way (--port, --vsk-size, --cpu, --retry, --tcp, --seqpacket, --help)
+ * are parsed here;
  * each program lists the ones it has in its struct option table with
  * these entries, keeps its own usage() text and handles its own options.
  * Every usage error is one "PROG: reason" line on stderr, then usage()
@@ -99,6 +100,7 @@ enum {
 	BENCH_O_CPU,
 	BENCH_O_RETRY,
 	BENCH_O_TCP,
+	BENCH_O_SEQPACKET,
 	BENCH_O_HELP,
 };
 #define BENCH_OPT_PORT	{ "port", required_argument, NULL, BENCH_O_PORT }
@@ -110,6 +112,9 @@ enum {
  * would otherwise pick (reviewers asked for it); ADDR, default 127.0.0.1,
  * is the peer of a sender/client and the bind address of a listener. */
 #define BENCH_OPT_TCP	{ "tcp", optional_argument, NULL, BENCH_O_TCP }
+/* --seqpacket: an AF_VSOCK SOCK_SEQPACKET socket instead of SOCK_STREAM
+ * (each send() one message, each recv() one message). */
+#define BENCH_OPT_SEQPACKET { "seqpacket", no_argument, NULL, BENCH_O_SEQPACKET }
 
 struct bench_args {
 	const char *prog;
@@ -122,6 +127,7 @@ struct bench_args {
 	int have_retry;
 	int tcp;		/* --tcp given */
 	uint32_t tcp_addr;	/* its IPv4 address, network order */
+	int seqpacket;		/* --seqpacket given (vsock only) */
 	unsigned int src_port;	/* vsock local port, -1U: the kernel's */
 };
 
@@ -149,14 +155,14 @@ uint64_t bench_arg_size(const struct bench_args *a, const char *opt,
  * getopt_long() over argv that handles the shared options itself: stores
  * them in *a, prints usage() on stdout and exits 0 for --help, exits 2 for
  * an unknown option, a missing or bad value, a non-option argument
- * left at the end, or --vsk-size with --tcp (a vsock socket option).  Returns the next option code of the program's own
+ * left at the end, or --vsk-size or --seqpacket with --tcp (vsock options).  Returns the next option code of the program's own
  * (any val in opts other than BENCH_O_*, '?' and ':'), or -1 when argv is
  * done.
  */
 int bench_args_next(struct bench_args *a, int argc, char **argv,
 		    const struct option *opts);
 
-/* "vsock" or "tcp": the transport of the JSON lines' "transport" field. */
+/* "vsock", "vsock-seqpacket" or "tcp": the JSON lines' "transport" field. */
 const char *bench_transport_name(const struct bench_args *a);
 
 /* Pin to --cpu if given; 0, or -errno after "PROG: cannot pin to CPU N: reason". */

@@ -52,12 +52,12 @@ int bench_set_rcvlowat(int fd, uint64_t bytes)
 	return 0;
 }
 
-int bench_vsock_listen(unsigned int port, uint64_t vsk_size)
+int bench_vsock_listen(int type, unsigned int port, uint64_t vsk_size)
 {
 	struct sockaddr_vm addr;
 	int fd, err;
 
-	fd = socket(AF_VSOCK, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	fd = socket(AF_VSOCK, type | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
 	memset(&addr, 0, sizeof(addr));
@@ -90,7 +90,7 @@ int bench_vsock_accept(int lfd)
 	return fd < 0 ? -errno : fd;
 }
 
-int bench_vsock_connect(unsigned int cid, unsigned int port,
+int bench_vsock_connect(int type, unsigned int cid, unsigned int port,
 			unsigned int src_port, uint64_t vsk_size,
 			double retry_s)
 {
@@ -109,7 +109,7 @@ int bench_vsock_connect(unsigned int cid, unsigned int port,
 	addr.svm_cid = cid;
 	addr.svm_port = port;
 	for (;;) {
-		fd = socket(AF_VSOCK, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		fd = socket(AF_VSOCK, type | SOCK_CLOEXEC, 0);
 		if (fd < 0)
 			return -errno;
 		if (vsk_size) {
@@ -230,10 +230,29 @@ int bench_recv_exact(int fd, void *buf, size_t len)
 	return 0;
 }
 
+int bench_vsock_type(const struct bench_args *a)
+{
+	return a->seqpacket ? SOCK_SEQPACKET : SOCK_STREAM;
+}
+
+ssize_t bench_recv_msg(int fd, void *buf, size_t size)
+{
+	struct iovec iov = { .iov_base = buf, .iov_len = size };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t n = recvmsg(fd, &msg, 0);
+
+	if (n > 0 && (msg.msg_flags & MSG_TRUNC)) {
+		errno = EMSGSIZE;
+		return -1;
+	}
+	return n;
+}
+
 int bench_sock_listen_report(const struct bench_args *a)
 {
 	int lfd = a->tcp ? bench_tcp_listen(a->tcp_addr, (unsigned int)a->port) :
-		  bench_vsock_listen((unsigned int)a->port, a->vsk_size);
+		  bench_vsock_listen(bench_vsock_type(a), (unsigned int)a->port,
+				     a->vsk_size);
 
 	if (lfd < 0)
 		fprintf(stderr, "%s: listen on %s port %llu: %s\n", a->prog,
@@ -262,8 +281,9 @@ int bench_sock_connect_report(const struct bench_args *a, uint64_t cid)
 		snprintf(peer + strlen(peer), sizeof(peer) - strlen(peer), ":%llu (tcp)",
 			 (unsigned long long)a->port);
 	} else {
-		fd = bench_vsock_connect((unsigned int)cid, (unsigned int)a->port,
-					 a->src_port, a->vsk_size, a->retry);
+		fd = bench_vsock_connect(bench_vsock_type(a), (unsigned int)cid,
+					 (unsigned int)a->port, a->src_port,
+					 a->vsk_size, a->retry);
 		snprintf(peer, sizeof(peer), "%llu:%llu", (unsigned long long)cid,
 			 (unsigned long long)a->port);
 	}

@@ -21,10 +21,19 @@
 /* Linux default for SO_VM_SOCKETS_BUFFER_SIZE (and vsock_perf's default). */
 #define BENCH_VSK_DEFAULT	(256 * 1024ULL)
 
-/* Stream socket bound to VMADDR_CID_ANY:port, listening (backlog 1).
+/* SOCK_STREAM, or SOCK_SEQPACKET with --seqpacket. */
+int bench_vsock_type(const struct bench_args *a);
+/*
+ * One SOCK_SEQPACKET message into buf: like recv(), but a message longer
+ * than size (the kernel dropped its tail, MSG_TRUNC) is an error,
+ * EMSGSIZE, not a short count.
+ */
+ssize_t bench_recv_msg(int fd, void *buf, size_t size);
+/* Socket of @type (SOCK_STREAM, SOCK_SEQPACKET) bound to VMADDR_CID_ANY:port,
+ * listening (backlog 1).
  * vsk_size (0 = leave the default) is set before listen() so the
  * accepted socket inherits it from its first credit update on. */
-int bench_vsock_listen(unsigned int port, uint64_t vsk_size);
+int bench_vsock_listen(int type, unsigned int port, uint64_t vsk_size);
 
 /* accept() one connection, restarting on EINTR. */
 int bench_vsock_accept(int lfd);
@@ -37,7 +46,7 @@ int bench_vsock_accept(int lfd);
  * this port first (VMADDR_PORT_ANY: the kernel picks one), so that a
  * test can give two connections the same address pair.
  */
-int bench_vsock_connect(unsigned int cid, unsigned int port,
+int bench_vsock_connect(int type, unsigned int cid, unsigned int port,
 			unsigned int src_port, uint64_t vsk_size,
 			double retry_s);
 
