@@ -164,7 +164,7 @@ sendertime)
 	a=$("$VB_ROOT/scripts/sender-stall.sh" --per-mib --vs "$state" "$1") || exit 1
 	[ -n "$a" ] || { echo "$me: $1: no state '$state' beside baseline" >&2; exit 1; }
 	awk -F'\t' '$2 == "fixed" {
-		split("time per MiB, ms|without credit, ms|credit, no RX buffer, ms|moving data, ms|credit returns", name, "|")
+		split("time per MiB, ms|without credit, ms|credit, no RX buffer, ms|moving data, ms|guest packets returning credit", name, "|")
 		# without the RX-buffer column the rest is all the time with credit
 		if ($14 == "nan") name[4] = "with credit, ms"
 		for (m = 0; m < 5; m++) {

@@ -261,10 +261,20 @@ stream_h2g() {
 	# time-bounded: the host's sender decides the bytes
 	timed "${name%%.*}" || set -- --expect-bytes "$bytes" "$@"
 	case $name in tcp.*) set -- "$tcp_arg" "$@" ;; esac
-	# the other flows' receivers, beside the first one's
+	# the other flows' receivers, beside the first one's; only the
+	# first sets instruction-count marks (its accept and EOF bound the
+	# window: the host starts the flows at once and the back-end sends
+	# them round robin, so they end within a few packets of each other)
+	fargs= skip=0
+	for a in "$@"; do
+		[ "$skip" = 1 ] && { skip=0; continue; }
+		[ "$a" = --insn-mark ] && { skip=1; continue; }
+		fargs="$fargs $a"
+	done
 	fpids= k=1
 	while [ "$k" -lt "$(flows_of "$name")" ]; do
-		vb-recv --port $((port + 10000 * k)) --cpu 0 $reader_arg "$@" \
+		# shellcheck disable=SC2086 # fargs: words without spaces
+		vb-recv --port $((port + 10000 * k)) --cpu 0 $reader_arg $fargs \
 			>"$out/raw/$name.f$k.rx.out" 2>&1 &
 		fpids="$fpids $!"
 		k=$((k + 1))
@@ -340,7 +350,8 @@ stream_one() {
 	rx=$out/raw/$name.rx.out
 	tx=$out/raw/$name.tx.out
 	if [ "$CLOCK" = icount ]; then
-		echo "$mark $name $p $bytes" >>"$out/marks.tsv"
+		# the window's bytes: every flow's
+		echo "$mark $name $p $((bytes * $(flows_of "$name")))" >>"$out/marks.tsv"
 		set -- "$@" --insn-mark "$mark"
 		mark=$((mark + 2))
 	fi
@@ -535,7 +546,7 @@ done
 if [ "$TRACE" = 1 ]; then
 	for p in $PAYLOADS; do
 		stream "traced.$p" "$p" 1 --recv-size 64K --rcvlowat 1 &&
-			sample "$p" tput_traced_gbps "$(jval "$rx" vb-recv gbps)"
+			sample "$p" tput_traced_gbps "$(flows_sum gbps)"
 	done
 fi
 xfer=
