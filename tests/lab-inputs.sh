@@ -567,6 +567,37 @@ expect "sender-stall: a set from before --flow-stats" 1 "no back-end flow lines"
 	grep -q '^| 65536 | traced | p1-3 | 8 | 71.1 \[68.5, 73.7\] | +9.9 \[+6.1, +13.7\] (n 8) |$' "$tmp/ss.md"
 outcome $? "sender-stall: the committed set's no-credit shares" \
 	"$(head -c 300 "$tmp/err"; head -c 600 "$tmp/ss.md")"
+# time per MiB split by what held the sender back, with the RX-buffer
+# column and the credit returns of a back-end that logs them
+"$ROOT/scripts/sender-stall.sh" --per-mib "$ROOT/results/2026-12-07-h2g-v3-credit" >"$tmp/pm.md" 2>"$tmp/err" &&
+	grep -q '^| 4096 | fixed | baseline | 16 | 8.15 | 4.64 | 0.73 | 2.78 | 8.21 |$' "$tmp/pm.md" &&
+	grep -q '^| 4096 | fixed | patched | 16 | 8.25 (+0.10 \[-0.34, +0.54\]) | 4.83 (+0.19 \[-0.37, +0.75\]) | 0.27 (-0.46 \[-0.55, -0.37\]) | 3.15 (+0.37 \[+0.18, +0.56\]) | 6.43 (-1.78 \[-2.30, -1.26\]) |$' "$tmp/pm.md"
+outcome $? "sender-stall --per-mib: the committed set's split" \
+	"$(head -c 300 "$tmp/err"; head -c 600 "$tmp/pm.md")"
+# older back-ends: no RX-buffer column, the rest is "with credit"
+"$ROOT/scripts/series-tables.sh" sendertime "$ROOT/results/2026-12-07-h2g-v3-t" >"$tmp/pm.txt" 2>"$tmp/err" &&
+	grep -q '^  4 KiB .*with credit, ms ' "$tmp/pm.txt" && ! grep -q 'no RX buffer' "$tmp/pm.txt"
+outcome $? "series-tables sendertime: a set without the RX-buffer column" \
+	"$(head -c 300 "$tmp/err"; head -c 600 "$tmp/pm.txt")"
+# the set's exclusion rule applies: 7 of 8 traced baseline transfers left
+"$ROOT/scripts/sender-stall.sh" "$ROOT/results/2026-12-07-h2g-v3-light" >"$tmp/ex.md" 2>"$tmp/err" &&
+	grep -q '^| 4096 | traced | baseline | 7 |' "$tmp/ex.md"
+outcome $? "sender-stall: the set's host-load exclusions are left out" \
+	"$(head -c 300 "$tmp/err"; grep traced "$tmp/ex.md" | head -c 400)"
+# parallel flows: flow 0 only, one row per run
+[ "$("$ROOT/scripts/sender-stall.sh" --tsv "$ROOT/results/2026-12-07-h2g-v3-flows2" 2>"$tmp/err" |
+	awk -F'\t' '$1 == 4096 && $2 == "fixed"' | wc -l)" = 24 ]
+outcome $? "sender-stall: a set with 2 flows reads flow 0 of each of its 24 runs" "$(head -c 300 "$tmp/err")"
+expect "sender-stall: --per-mib --vs without a state" 2 "usage" \
+	"$ROOT/scripts/sender-stall.sh" --per-mib --vs
+expect "experiment: --flows 3" 2 "--flows is 1, 2 or 4" \
+	"$ROOT/scripts/experiment.sh" --flows 3 --mode h2g
+expect "experiment: --flows on loopback" 2 "--flows is for --mode h2g" \
+	"$ROOT/scripts/experiment.sh" --flows 2
+expect "experiment: --socket seqpacket from the host" 2 "seqpacket is for --mode loopback" \
+	"$ROOT/scripts/experiment.sh" --socket seqpacket --mode h2g
+expect "experiment: --socket bad" 2 "--socket is stream or seqpacket" \
+	"$ROOT/scripts/experiment.sh" --socket dgram
 expect "cover-letter: no such series" 2 "no template" \
 	"$ROOT/scripts/cover-letter.sh" 9.9
 expect "cover-letter: bad option" 2 "usage" \
