@@ -59,18 +59,35 @@ case "${1:-}" in
 esac
 [ $# -ge 1 ] || usage
 
-# excluded RUN XFER: true when the set's rule drops transfer XFER of RUN
-# (its other_cores or steal_pct over the limit; a limit "off" never does)
-excluded() {
-	[ "$max_other" = off ] && [ "$max_steal" = off ] && return 1
-	case $2 in warmup.*) return 1 ;; esac
-	[ -f "$1/host-xfer.jsonl" ] || return 1
-	jq --arg x "$2" --arg mo "$max_other" --arg ms "$max_steal" '
-		select(.xfer == $x) |
-		(($mo != "off" and .other_cores > ($mo | tonumber)) or
-		 ($ms != "off" and .steal_pct > ($ms | tonumber)))' \
-		"$1/host-xfer.jsonl" 2>/dev/null | grep -q true
+# excluded_xfers RUN: the transfers of RUN the set's rule drops, one name
+# a line (other_cores or steal_pct over its limit; a limit "off" never
+# drops, and warm-ups are never dropped, as in the set's report)
+excluded_xfers() {
+	[ "$max_other" = off ] && [ "$max_steal" = off ] && return 0
+	[ -f "$1/host-xfer.jsonl" ] || return 0
+	jq -r --arg mo "$max_other" --arg ms "$max_steal" '
+		select((.xfer | startswith("warmup.") | not) and
+		       (($mo != "off" and .other_cores > ($mo | tonumber)) or
+		        ($ms != "off" and .steal_pct > ($ms | tonumber)))) | .xfer' \
+		"$1/host-xfer.jsonl" 2>/dev/null
 }
+
+# Both tables' statistics, an awk prelude: tq(df), the two-sided 95 % t
+# quantile by degrees of freedom (30 and up: 2.0); half(sum, sq, c), the
+# half-width of the 95 % interval of a mean of c values (0 below 2).
+TSTATS='
+function tq(df) {
+	if (!("1" in T))
+		split("12.71 4.30 3.18 2.78 2.57 2.45 2.36 2.31 2.26 2.23 2.20 2.18 2.16 2.14 2.13 2.12 2.11 2.10 2.09 2.09 2.08 2.07 2.07 2.06 2.06 2.06 2.05 2.05 2.05", T, " ")
+	return df >= 30 ? 2.0 : T[df]
+}
+function half(sum, sq, c,   v) {
+	if (c < 2) return 0
+	v = (sq - sum * sum / c) / (c - 1)
+	if (v < 0) v = 0
+	return tq(c - 1) * sqrt(v / c)
+}
+'
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -89,6 +106,7 @@ for set in "$@"; do
 		name=${run##*/}
 		round=${name%%-*}; round=${round#r}
 		state=${name#r*-}
+		drop=" $(excluded_xfers "$run" | tr '\n' ' ')"
 		for out in "$run"/raw/host.*.tx.out; do
 			[ -f "$out" ] || continue
 			b=${out##*/host.}; b=${b%.tx.out}
@@ -97,7 +115,7 @@ for set in "$@"; do
 			kind=${b%%.*}; payload=${b#*.}
 			port=$(sed -n 's/^host_port: //p' "$out")
 			[ -n "$port" ] || continue
-			excluded "$run" "$kind.$payload" && continue
+			case $drop in *" $kind.$payload "*) continue ;; esac
 			# "flow host P -> guest Q: B bytes in S s, without
 			# credit N s (X %) in K spans[, without RX buffers W s
 			# (Y %), fwd_cnt advanced by U packets]" (the earliest
@@ -140,12 +158,8 @@ if [ "$PERMIB" = 1 ]; then
 	echo "| payload | transfer | state | n | time per MiB, ms | without credit, ms/MiB | with credit, no RX buffer, ms/MiB | with credit, moving, ms/MiB | credit returns per MiB |"
 	echo "|---|---|---|---:|---|---|---|---|---|"
 	}
-	sort -t$'\t' -k1,1n -k2,2 -k3,3 "$rows" | awk -F'\t' -v vs="$VS" '
-	BEGIN {
-		split("12.71 4.30 3.18 2.78 2.57 2.45 2.36 2.31 2.26 2.23 2.20 2.18 2.16 2.14 2.13 2.12 2.11 2.10 2.09 2.09 2.08 2.07 2.07 2.06 2.06 2.06 2.05 2.05 2.05", T, " ")
-		M = 5
-	}
-	function tq(df) { return df >= 30 ? 2.0 : T[df] }
+	sort -t$'\t' -k1,1n -k2,2 -k3,3 "$rows" | awk -F'\t' -v vs="$VS" "$TSTATS"'
+	BEGIN { M = 5 }
 	{
 		cell = $1 SUBSEP $2 SUBSEP $3
 		if (!(cell in cnt)) order[++nc] = cell
@@ -176,7 +190,7 @@ if [ "$PERMIB" = 1 ]; then
 				d = val[c, r, m] - val[b, r, m]; ds += d; dq += d * d; dn++
 			}
 		if (dn < 2) return mean
-		h = tq(dn - 1) * sqrt(((dq - ds * ds / dn) / (dn - 1) > 0 ? (dq - ds * ds / dn) / (dn - 1) : 0) / dn)
+		h = half(ds, dq, dn)
 		return sprintf("%s (%+.2f [%+.2f, %+.2f])", mean, ds / dn, ds / dn - h, ds / dn + h)
 	}
 	# paired(c, m): sets PN, PB, PS, PD, PH for state cell c against
@@ -191,9 +205,8 @@ if [ "$PERMIB" = 1 ]; then
 			}
 		PN = dn
 		if (dn < 2) return 0
-		v = (dq - ds * ds / dn) / (dn - 1)
 		PB = bs / dn; PS = ss / dn; PD = ds / dn
-		PH = tq(dn - 1) * sqrt((v > 0 ? v : 0) / dn)
+		PH = half(ds, dq, dn)
 		return 1
 	}
 	END {
@@ -227,19 +240,7 @@ if [ -z "$VS" ]; then
 	echo "| payload | transfer | state | n | sender without credit, % of the transfer: mean [95 % CI] | minus baseline, points, paired by round [95 % CI] |"
 	echo "|---|---|---|---:|---|---|"
 fi
-sort -t$'\t' -k1,1n -k2,2 -k3,3 "$rows" | awk -F'\t' -v vs="$VS" '
-# two-sided 95 % t quantiles by degrees of freedom (30 and up: 2.0)
-BEGIN {
-	split("12.71 4.30 3.18 2.78 2.57 2.45 2.36 2.31 2.26 2.23 2.20 2.18 2.16 2.14 2.13 2.12 2.11 2.10 2.09 2.09 2.08 2.07 2.07 2.06 2.06 2.06 2.05 2.05 2.05", T, " ")
-}
-function tq(df) { return df >= 30 ? 2.0 : T[df] }
-# the half-width of the 95 % interval of the mean (0 below 2 values)
-function half(sum, sq, c,   v) {
-	if (c < 2) return 0
-	v = (sq - sum * sum / c) / (c - 1)
-	if (v < 0) v = 0
-	return tq(c - 1) * sqrt(v / c)
-}
+sort -t$'\t' -k1,1n -k2,2 -k3,3 "$rows" | awk -F'\t' -v vs="$VS" "$TSTATS"'
 function ci(sum, sq, c,   m, h) {
 	m = sum / c
 	if (c < 2) return sprintf("%.1f [n/a]", m)
