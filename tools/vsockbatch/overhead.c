@@ -126,9 +126,9 @@ static const char *pick_kernel(const struct vb_overhead_key *k, bool *exact)
 }
 
 /*
- * The light cells were measured before light mode hooked __lock_sock,
- * which runs per contended socket lock: a light recording with it says
- * that its cell lacks it.
+ * The table's light cells have no __lock_sock pair (it runs per contended
+ * socket lock): a light recording that attached the pair says so inside
+ * the cell's "(method)" suffix, which every source string ends with.
  */
 static void note_level(const struct vb_overhead_key *k, struct vb_overhead *o)
 {
