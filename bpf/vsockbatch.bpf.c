@@ -1419,6 +1419,46 @@ int BPF_PROG(rb_close, struct virtio_vsock_rx_batch *b)
 	return 0;
 }
 
+/*
+ * Light mode where the series batches: a packet in no run goes through
+ * virtio_transport_recv_pkt(), which the series' RX workers call for
+ * nothing else (a packet of another kind or socket type, or one that the
+ * next packet would not join).  Counted as recv_pkt_light counts every
+ * packet on a kernel that does not batch: its bytes and its op.  The
+ * header is read as stored, little endian, as the lab's targets are.
+ */
+static __always_inline int count_unbatched(struct sk_buff *skb)
+{
+	struct virtio_vsock_hdr *h;
+	struct vb_stats *s;
+	__u32 op;
+
+	if (!enabled)
+		return 0;
+	s = cpu_stats();
+	if (!s)
+		return 0;
+	h = (struct virtio_vsock_hdr *)BPF_CORE_READ(skb, head);
+	s->cnt[VB_C_BYTES] += BPF_CORE_READ(h, len);
+	op = BPF_CORE_READ(h, op);
+	if (op > VB_OP_SLOTS - 1)
+		op = VB_OP_SLOTS - 1;
+	s->op_pkts[op]++;
+	return 0;
+}
+
+SEC("fentry/virtio_transport_recv_pkt")
+int BPF_PROG(recv_pkt_unbatched, void *t, struct sk_buff *skb)
+{
+	return count_unbatched(skb);
+}
+
+SEC("kprobe/virtio_transport_recv_pkt")
+int BPF_KPROBE(recv_pkt_unbatched_kp, void *t, struct sk_buff *skb)
+{
+	return count_unbatched(skb);
+}
+
 SEC("fentry/virtio_transport_rx_batch_end")
 int BPF_PROG(rb_end_enter, struct virtio_vsock_rx_batch *b)
 {

@@ -102,9 +102,19 @@ struct virtio_vsock_sock {
 	struct sk_buff_head rx_queue;
 } __attribute__((preserve_access_index));
 
-/* Only their sizes are used: SKB_TRUESIZE(0) = the skb budget's unit. */
+/*
+ * Their sizes: SKB_TRUESIZE(0) = the skb budget's unit.  head: where a
+ * received packet's virtio_vsock_hdr is (virtio_vsock_hdr()).
+ */
 struct sk_buff {
 	unsigned int len;
+	unsigned char *head;
+} __attribute__((preserve_access_index));
+
+/* The packet header (include/uapi/linux/virtio_vsock.h), little endian. */
+struct virtio_vsock_hdr {
+	__u32 len;
+	__u16 op;
 } __attribute__((preserve_access_index));
 
 struct skb_shared_info {

@@ -152,8 +152,8 @@ for d in $(jq -r '.runs[].dir' "$m" 2>/dev/null); do
 			case $d in
 			*baseline) fn=virtio_transport_recv_pkt ;;
 			*p1-3) fn=virtio_transport_recv_pkt
-				[ "$MODE" = h2g ] && fn=virtio_transport_rx_batch_recv ;;
-			*) fn=virtio_transport_rx_batch_recv ;;
+				[ "$MODE" = h2g ] && fn=virtio_transport_rx_batch_recv_run ;;
+			*) fn=virtio_transport_rx_batch_recv_run ;;
 			esac
 			# rows "name [module] value": the module's function, run
 			check "$d: $p: the profile names the kernel's RX path ($fn)" \

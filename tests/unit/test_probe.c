@@ -179,11 +179,12 @@ static void test_batched_by_function_and_tracepoint(void **state)
 
 	(void)state;
 	base_kernel(&k);
-	add_func(&k, "virtio_transport_rx_batch_recv");
+	add_func(&k, "virtio_transport_rx_batch_recv_run");
 	path = kbtf_write(&k);
 	assert_int_equal(vb_probe_kernel(&p, path, err, sizeof(err)), 0);
 	assert_int_equal(p.mode, VB_MODE_BATCHED);
-	assert_non_null(strstr(p.detected_by, "virtio_transport_rx_batch_recv"));
+	assert_non_null(strstr(p.detected_by,
+			       "virtio_transport_rx_batch_recv_run"));
 	/* batching without the rx_batch event (p1-3): full, runs invisible */
 	assert_false(p.light_ok);
 	assert_int_equal(p.trace, VB_TRACE_FULL_NORUNS);
@@ -202,11 +203,15 @@ static void test_batched_by_function_and_tracepoint(void **state)
 	assert_int_equal(vb_probe_kernel(&p, path, err, sizeof(err)), 0);
 	assert_int_equal(p.mode, VB_MODE_BATCHED);
 	assert_non_null(strstr(p.detected_by, "tracepoint"));
-	/* AUTO = light: the rx_batch event (raw flavour), once per run */
+	/*
+	 * AUTO = light: the rx_batch event (raw flavour), once per run, and
+	 * the unbatched function for the packets in no run
+	 */
 	assert_true(p.light_ok);
 	assert_int_equal(p.trace, VB_TRACE_LIGHT);
 	for (i = 0; i < VB_HOOK_NR; i++)
-		assert_int_equal(p.use[i], i == VB_HOOK_RX_BATCH_BTF);
+		assert_int_equal(p.use[i], i == VB_HOOK_RX_BATCH_BTF ||
+					   i == VB_HOOK_RECV_PKT_FN);
 	/* full: + the vsock function hooks */
 	assert_int_equal(vb_probe_choose(&p, VB_TRACE_FULL, err, sizeof(err)), 0);
 	/* full reads the run's socket: the classic event (tp_btf cannot) */
@@ -233,7 +238,7 @@ static void test_batched_light_by_run_close(void **state)
 
 	(void)state;
 	base_kernel(&k);
-	add_func(&k, "virtio_transport_rx_batch_recv");
+	add_func(&k, "virtio_transport_rx_batch_recv_run");
 	add_func(&k, "virtio_transport_rx_batch_end");
 	add_func(&k, "virtio_transport_rx_batch_close");
 	add_func(&k, "__lock_sock");
@@ -249,7 +254,8 @@ static void test_batched_light_by_run_close(void **state)
 	assert_int_equal(p.trace, VB_TRACE_LIGHT);
 	for (i = 0; i < VB_HOOK_NR; i++)
 		assert_int_equal(p.use[i], i == VB_HOOK_RB_CLOSE ||
-					   i == VB_HOOK_LOCK_WAIT);
+					   i == VB_HOOK_LOCK_WAIT ||
+					   i == VB_HOOK_RECV_PKT_FN);
 	unlink(path);
 	free(path);
 }

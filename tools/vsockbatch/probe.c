@@ -62,8 +62,8 @@ const struct vb_hook_desc vb_hooks[VB_HOOK_NR] = {
 	[VB_HOOK_ERROR_REPORT] = { "fentry/sk_error_report",
 		"sk_error_report", NULL, { "error_report" }, true,
 		{ "error_report_kp" }, "kprobe/sk_error_report" },
-	[VB_HOOK_RB_RECV] = { "fentry+fexit/virtio_transport_rx_batch_recv",
-		"virtio_transport_rx_batch_recv", MOD_COMMON,
+	[VB_HOOK_RB_RECV] = { "fentry+fexit/virtio_transport_rx_batch_recv_run",
+		"virtio_transport_rx_batch_recv_run", MOD_COMMON,
 		{ "rb_recv_enter", "rb_recv_exit" }, true, { NULL }, NULL },
 	[VB_HOOK_RB_END] = { "fentry+fexit/virtio_transport_rx_batch_end",
 		"virtio_transport_rx_batch_end", MOD_COMMON,
@@ -71,6 +71,10 @@ const struct vb_hook_desc vb_hooks[VB_HOOK_NR] = {
 	[VB_HOOK_RB_CLOSE] = { "fentry/virtio_transport_rx_batch_close",
 		"virtio_transport_rx_batch_close", MOD_COMMON,
 		{ "rb_close" }, false, { NULL }, NULL },
+	[VB_HOOK_RECV_PKT_FN] = { "fentry/virtio_transport_recv_pkt",
+		"virtio_transport_recv_pkt", MOD_COMMON, { "recv_pkt_unbatched" },
+		false,
+		{ "recv_pkt_unbatched_kp" }, "kprobe/virtio_transport_recv_pkt" },
 };
 
 static bool is_tracepoint(int hook)
@@ -301,6 +305,7 @@ static bool kallsyms_prefix(const char *prefix, char *sym, size_t len)
 static void detect_mode(struct vb_probe *p, struct btfs *b, bool running)
 {
 	static const char *const funcs[] = {
+		"virtio_transport_rx_batch_recv_run",
 		"virtio_transport_rx_batch_recv",
 		"virtio_transport_rx_batch_begin",
 		"virtio_transport_rx_batch_end", NULL
@@ -600,6 +605,15 @@ int vb_probe_choose(struct vb_probe *p, enum vb_trace_mode want,
 	 */
 	if (want == VB_TRACE_LIGHT && p->light_ok)
 		p->use[VB_HOOK_RECV_PKT_BTF] = p->use[VB_HOOK_RECV_PKT_TP] = false;
+	/*
+	 * Light where the series batches: a packet that is in no run (of
+	 * another kind or socket type, or that the next one would not
+	 * join) goes through virtio_transport_recv_pkt(), which the series'
+	 * RX workers call for nothing else; counted there, per such packet.
+	 */
+	p->use[VB_HOOK_RECV_PKT_FN] = p->use[VB_HOOK_RECV_PKT_FN] &&
+				      want == VB_TRACE_LIGHT &&
+				      p->mode == VB_MODE_BATCHED;
 	if (want == VB_TRACE_FULL && p->mode == VB_MODE_BATCHED && !p->light_ok &&
 	    !(p->use[VB_HOOK_RB_RECV] && p->use[VB_HOOK_RB_END])) {
 		p->use[VB_HOOK_RB_RECV] = p->use[VB_HOOK_RB_END] = false;

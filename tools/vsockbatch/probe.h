@@ -32,10 +32,12 @@ enum vb_hook_id {
 	VB_HOOK_RECVMSG,	/* fexit vsock_connectible_recvmsg (advise) */
 	VB_HOOK_ERROR_REPORT,	/* fentry sk_error_report (advise: ENOBUFS) */
 	/* batching without the rx_batch event (p1-3), full mode only */
-	VB_HOOK_RB_RECV,	/* fentry+fexit virtio_transport_rx_batch_recv */
+	VB_HOOK_RB_RECV,	/* fentry+fexit virtio_transport_rx_batch_recv_run */
 	VB_HOOK_RB_END,		/* fentry+fexit virtio_transport_rx_batch_end */
 	/* batching without the rx_batch event, light mode only */
 	VB_HOOK_RB_CLOSE,	/* fentry virtio_transport_rx_batch_close */
+	/* batching, light mode only: the packets in no run */
+	VB_HOOK_RECV_PKT_FN,	/* fentry virtio_transport_recv_pkt */
 	VB_HOOK_NR
 };
 

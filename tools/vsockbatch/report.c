@@ -386,7 +386,7 @@ void vb_report_text_opts(FILE *f, const struct vb_results *r,
 			(unsigned long long)c[VB_C_CTRL_PKTS],
 			(unsigned long long)bytes);
 	else
-		fprintf(f, "  packets        %llu data packets in runs, %llu bytes (no per-packet event: control packets not seen, nor any packet of a SEQPACKET socket)\n",
+		fprintf(f, "  packets        %llu data packets in runs, %llu bytes (no per-packet hook: packets in no run not seen, control packets and SEQPACKET sockets' among them)\n",
 			(unsigned long long)pkts, (unsigned long long)bytes);
 	fmt_num(a, sizeof(a), m.mean_batch_pkts, "%.2f");
 	fmt_num(b, sizeof(b), m.mean_batch_bytes, "%.0f");

@@ -85,10 +85,18 @@ bool vb_results_pkt_event(const struct vb_results *r)
 {
 	size_t i;
 
+	/*
+	 * The recv_pkt event sees every packet.  Where the series batches,
+	 * light mode sees the packets in runs through the rx_batch event and
+	 * every other packet at virtio_transport_recv_pkt(), which the RX
+	 * workers call for nothing else.
+	 */
 	for (i = 0; i < r->nhooks; i++)
 		if (!strcmp(r->hooks[i], "tp_btf/virtio_transport_recv_pkt") ||
 		    !strcmp(r->hooks[i],
-			    "tracepoint/vsock/virtio_transport_recv_pkt"))
+			    "tracepoint/vsock/virtio_transport_recv_pkt") ||
+		    !strcmp(r->hooks[i], "fentry/virtio_transport_recv_pkt") ||
+		    !strcmp(r->hooks[i], "kprobe/virtio_transport_recv_pkt"))
 			return true;
 	/* a file without a hooks list (version 1) had it */
 	return !r->nhooks;

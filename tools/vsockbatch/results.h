@@ -228,9 +228,10 @@ static inline unsigned int vb_hist_nslots(int h)
 const char *vb_mode_name(enum vb_kernel_mode mode);
 const char *vb_trace_mode_name(enum vb_trace_mode m);
 /*
- * The recording had the per-packet recv_pkt event: control packets and
- * packets outside runs were counted (not so in light mode on a kernel
- * with the rx_batch event, which counts the runs' data packets).
+ * The recording saw every packet: the per-packet recv_pkt event, or, in
+ * light mode where the series batches, virtio_transport_recv_pkt() for
+ * the packets in no run.  Without either, light mode on a batched kernel
+ * counts the runs' data packets only.
  */
 bool vb_results_pkt_event(const struct vb_results *r);
 /* The recording timed the tasks that slept in lock_sock() (__lock_sock). */

@@ -65,6 +65,8 @@ static bool hook_required(const struct vb_probe *p, int hook)
 		return !p->light_ok;
 	case VB_HOOK_RB_CLOSE:
 		return true;	/* chosen only as light mode's run source */
+	case VB_HOOK_RECV_PKT_FN:
+		return true;	/* light mode's only sight of packets in no run */
 	default:
 		return false;
 	}
