@@ -1290,11 +1290,12 @@ int BPF_KPROBE(error_report_kp, struct sock *sk)
 /*
  * The series' patches 1-3 without its tracepoint (the lab's p1-3): a run
  * is the state in struct virtio_vsock_rx_batch, which the exported
- * virtio_transport_rx_batch_recv()/_end() change.  Before a call, note
- * the open run; after it, a run that is gone (another socket, none, or
- * no packet added) closed in the call: with the packet if it joined
+ * virtio_transport_rx_batch_recv_run()/_end() change.  Before a call,
+ * note the open run; after it, a run that is gone (another socket, none,
+ * or no packet added) closed in the call: with the packet if it joined
  * first (the run's counts grew by it), else without.  2 programs per
- * packet, only on such kernels (probe: VB_HOOK_RX_BATCH_FN).
+ * packet in a run (a packet in no run goes to virtio_transport_recv_pkt()
+ * instead), only on such kernels (probe: VB_HOOK_RB_RECV).
  */
 static __always_inline int rb_enter(struct virtio_vsock_rx_batch *b)
 {
@@ -1334,9 +1335,17 @@ static __always_inline int rb_exit(struct virtio_vsock_rx_batch *b)
 	sk = (__u64)BPF_CORE_READ(b, sk);
 	pkts = BPF_CORE_READ(b, pkts);
 	bytes = BPF_CORE_READ(b, bytes);
-	if (!t->rb_sk)
-		return 0;	/* no run before (a 1-packet run that closes at
-				 * once leaves no trace here: not counted) */
+	if (!t->rb_sk) {
+		/*
+		 * No run before.  None now either: the packet's run opened
+		 * and closed in the call (one packet: not counted), or it
+		 * was in none; its window ends here, so that the next
+		 * packet's does not grow it.
+		 */
+		if (!sk)
+			t->open = 0;
+		return 0;
+	}
 	if (sk == t->rb_sk && pkts > t->rb_pkts)
 		return 0;		/* joined, still open */
 	/* closed in this call, after taking the packet if it grew */
@@ -1370,13 +1379,13 @@ static __always_inline int rb_exit(struct virtio_vsock_rx_batch *b)
 	return 0;
 }
 
-SEC("fentry/virtio_transport_rx_batch_recv")
+SEC("fentry/virtio_transport_rx_batch_recv_run")
 int BPF_PROG(rb_recv_enter, struct virtio_vsock_rx_batch *b)
 {
 	return rb_enter(b);
 }
 
-SEC("fexit/virtio_transport_rx_batch_recv")
+SEC("fexit/virtio_transport_rx_batch_recv_run")
 int BPF_PROG(rb_recv_exit, struct virtio_vsock_rx_batch *b)
 {
 	return rb_exit(b);
@@ -1427,9 +1436,14 @@ int BPF_PROG(rb_close, struct virtio_vsock_rx_batch *b)
  * packet on a kernel that does not batch: its bytes and its op.  The
  * header is read as stored, little endian, as the lab's targets are.
  */
-static __always_inline int count_unbatched(struct sk_buff *skb)
+static __always_inline int count_unbatched(void *head)
 {
-	struct virtio_vsock_hdr *h;
+	/* len, type, op: consecutive in the header (the virtio spec's) */
+	struct {
+		__u32 len;
+		__u16 type;
+		__u16 op;
+	} f;
 	struct vb_stats *s;
 	__u32 op;
 
@@ -1438,25 +1452,30 @@ static __always_inline int count_unbatched(struct sk_buff *skb)
 	s = cpu_stats();
 	if (!s)
 		return 0;
-	h = (struct virtio_vsock_hdr *)BPF_CORE_READ(skb, head);
-	s->cnt[VB_C_BYTES] += BPF_CORE_READ(h, len);
-	op = BPF_CORE_READ(h, op);
+	/* one read for both fields */
+	if (bpf_probe_read_kernel(&f, sizeof(f), head +
+				  bpf_core_field_offset(struct virtio_vsock_hdr,
+							len)))
+		return 0;
+	s->cnt[VB_C_BYTES] += f.len;
+	op = f.op;
 	if (op > VB_OP_SLOTS - 1)
 		op = VB_OP_SLOTS - 1;
 	s->op_pkts[op]++;
 	return 0;
 }
 
+/* fentry's skb is typed: skb->head is a direct load, no helper call */
 SEC("fentry/virtio_transport_recv_pkt")
 int BPF_PROG(recv_pkt_unbatched, void *t, struct sk_buff *skb)
 {
-	return count_unbatched(skb);
+	return count_unbatched(skb->head);
 }
 
 SEC("kprobe/virtio_transport_recv_pkt")
 int BPF_KPROBE(recv_pkt_unbatched_kp, void *t, struct sk_buff *skb)
 {
-	return count_unbatched(skb);
+	return count_unbatched(BPF_CORE_READ(skb, head));
 }
 
 SEC("fentry/virtio_transport_rx_batch_end")

@@ -111,10 +111,12 @@ struct sk_buff {
 	unsigned char *head;
 } __attribute__((preserve_access_index));
 
-/* The packet header (include/uapi/linux/virtio_vsock.h), little endian. */
+/*
+ * The packet header (include/uapi/linux/virtio_vsock.h), little endian:
+ * where len is; type and op follow it, as the virtio spec lays them out.
+ */
 struct virtio_vsock_hdr {
 	__u32 len;
-	__u16 op;
 } __attribute__((preserve_access_index));
 
 struct skb_shared_info {
