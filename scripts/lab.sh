@@ -13,7 +13,7 @@
 #     committed set's transfer sizes): the host writes through the lab's
 #     vhost-user device, virtio_transport_rx_work() receives on vCPU 1;
 #     guest instructions per received byte, printed with the smallest
-#     change the committed set (results/2026-12-07-h2g-icount-v3) could
+#     change the committed set (results/2026-12-07-h2g-icount-v3-la) could
 #     resolve, since the work varies from boot to boot; the mechanism
 #     counts of the traced runs (packets per lock window, data-ready calls
 #     and socket lookups per packet, recv() calls) and the tracer's own
@@ -81,7 +81,7 @@ if ! jq -e '.clock == "icount"' "$sum" >/dev/null 2>&1; then
 fi
 # The committed instruction-count set says how far one boot is from the
 # next: its MDE at each payload is what one pair cannot tell from noise.
-REF_SET=$VB_ROOT/results/2026-12-07-h2g-icount-v3
+REF_SET=$VB_ROOT/results/2026-12-07-h2g-icount-v3-la
 echo "Guest instructions per received byte (icount, untraced, fixed 64 KiB recv(), host -> guest;"
 echo "one boot per kernel, change vs baseline).  Counts are exact, but the work itself varies"
 echo "from boot to boot (how the sender, worker and reader interleave):"
